@@ -252,7 +252,7 @@ def _dozen_a_unit(q: str) -> bool:
 #: word givens that are also ordinals: "A third says 25% more" is the third person, no 1/3
 _ORDINAL_TOO = frozenset({"a third", "a fourth", "a fifth", "a sixth", "a seventh", "an eighth", "a ninth",
                           "a tenth"})
-_FRACTION_AFTER = re.compile(r"\s+(?:of|as)\b|\s*[,.;:?!]|\s*$")
+_FRACTION_AFTER = re.compile(r"\s+(?:of|as|off)\b|\s*[,.;:?!]|\s*$")
 
 
 def _only_ordinal(q: str, phrase: str) -> bool:

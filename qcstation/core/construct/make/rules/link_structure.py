@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, Givens
+from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, canon, leaves
 
 
@@ -137,7 +138,7 @@ def decide_together(readings: Readings, ch: _Choices) -> Readings:
     return kept
 
 
-def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str) -> bool:
+def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str, strict: bool = True) -> bool:
     """Could a step's written number of value ``v`` stand as a literal (the question's number,
     a word given, a named factor or implied quantity)? Conservative: True wherever any of the
     ways :func:`.constants.declare_literals` names a literal might apply."""
@@ -146,8 +147,15 @@ def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str)
 
     if v in (0, 1) or v <= 0 or text in FACTOR_VALUES:
         return True
-    if v in givens.values or v in givens.word_values or v in givens.factors or v in COMMON_FACTORS:
+    if v in givens.values or v in givens.word_values:
         return True
+    if v in givens.factors or v in COMMON_FACTORS:
+        if not strict:
+            return True
+        # a common factor (60, 100, 12...) the question does not state stands only where a named
+        # factor, word given or implied quantity of it can be declared for this line and role
+        # ("$60 + $60" of "10% per annum": no minutes or hours, so no 60 of them)
+        return _line_says(v, line, role) or declarable(v, givens.question, line, role)
     from qcstation.core.construct.make.rules.scaled import scaled_values
 
     if v in scaled_values(givens):
@@ -166,6 +174,38 @@ def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str)
     return list_count(v, q, line, role) is not None or list_count(v, q, line, "divisor") is not None
 
 
+#: words of a line that share or average by dividing ("Since he paid half", "split equally")
+_SHARE_LINE = re.compile(r"\b(?:average|mean|each|equal(?:ly)?|evenly|share[sd]?|split|divid(?:e|es|ed|ing)|apiece)\b",
+                         re.I)
+
+
+def _line_says(v: Fraction, line: str, role: str) -> bool:
+    """Does the line itself write words of ``v`` ("half", "twice", "a pair") or, for a divisor, of a
+    share ("split equally")? Such a number may be a quantity no declarer names ("Cody and his
+    friend split the price equally" / "Since he paid half ... 34/2"): never then an earlier result
+    of equal value by elimination."""
+    from qcstation.core.construct.make.rules.phrases import has_phrase
+    from qcstation.core.construct.make.rules.word_factors import _MULTIPLIERS_OF, _PHRASES_OF
+
+    if role == "divisor" and _SHARE_LINE.search(line):
+        return True
+    return any(has_phrase(line, p, ignore_case=True) for p in (*_PHRASES_OF.get(v, ()), *_MULTIPLIERS_OF.get(v, ())))
+
+
+def declarable(v: Fraction, question: str, line: str, role: str) -> bool:
+    """Can :func:`.constants.declare_literals` name a literal ``v`` that a step on ``line`` writes
+    in ``role`` ("times", "divisor" or "": added or subtracted)? Asked of the declarer itself, so
+    that no way of naming it is missed."""
+    from qcstation.core.construct.make.rules.constants import declare_literals
+
+    op = {"times": "*", "divisor": "/"}.get(role, "+")
+    try:
+        declare_literals([BinOp(op, Name("s0_term"), Num(v))], question, set(), [line])
+    except RuleError:
+        return False
+    return True
+
+
 def drop_unstated_literals(ch: _Choices, comps: Sequence[Computation], exprs: list[Expr], givens: Givens,
                            solution: str) -> None:
     """For a number that could be the question's number or an earlier result, where the literal
@@ -177,10 +217,42 @@ def drop_unstated_literals(ch: _Choices, comps: Sequence[Computation], exprs: li
             continue
         leaf = leaves(exprs[i])[k]
         line = _line_at(solution, comps[i].start)
-        if can_be_literal(leaf.value, leaf.text or "", givens, line, _roles(exprs[i])[k]):
+        strict = not _open_beside(ch, exprs, givens, i, k, line)
+        if can_be_literal(leaf.value, leaf.text or "", givens, line, _roles(exprs[i])[k], strict):
             continue
         ch.options[n] = [j for j in opts if j is not None]
         ch.evidence[(i, k)] = UNSTATED_EVIDENCE
+
+
+#: words of a line that say two of its numbers are one quantity again ("the same amount")
+_SAME_AGAIN = re.compile(r"\b(?:same|again|each|both|also)\b", re.I)
+
+
+def _open_beside(ch: _Choices, exprs: list[Expr], givens: Givens, i: int, k: int, line: str) -> bool:
+    """Does step ``i`` write, beside its ``k``-th number, another that its structure alone could
+    settle wrongly: a number of the question's values that could also be an earlier result ("3 + 5 +
+    7" where 5 is both "5 days" and the step that made 5 snails: each given used stays used, so
+    the 7 settled would settle the 5 by its value alone), or the same value again across a "/" or
+    "-" ("3/3": one earlier result by itself), or the same value twice on a line that does not say it
+    is the same quantity again ("They weigh 2*2 = 4 pounds. In all 4 + 4": the second 4 is the other
+    book's, which no step computes; "the same amount of interest, which $60 + $60" says it)? A
+    common factor no words name is then no earlier result by elimination either."""
+    v = leaves(exprs[i])[k].value
+    if sum(1 for leaf in leaves(exprs[i]) if leaf.value == v) > 1 and not _SAME_AGAIN.search(line):
+        return True
+    for n, (i2, k2) in enumerate(ch.keys):
+        if i2 == i and k2 != k and None in ch.options[n] and leaves(exprs[i])[k2].value in givens.values:
+            return True
+
+    def self_pair(x: Expr) -> bool:
+        if isinstance(x, BinOp):
+            if x.op in "/-" and isinstance(x.left, Num) and isinstance(x.right, Num) \
+                    and x.left.value == x.right.value == v:
+                return True
+            return self_pair(x.left) or self_pair(x.right)
+        return isinstance(x, Neg) and self_pair(x.operand)
+
+    return self_pair(exprs[i])
 
 
 #: the evidence of a link whose literal reading the question cannot give

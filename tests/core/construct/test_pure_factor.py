@@ -147,3 +147,42 @@ def test_the_gate_refuses_the_hand_built_wrong_binding(case: str) -> None:
     assert "pure-factor" in [f.code for f in audit_artifact("reasoning", content, seed)]
     right = _result(q, s, *build(False))
     assert hard_flags("reasoning", {"smtlib": right.smtlib, "givens": right.givens}, seed) == []
+
+
+# -- the binder (issue 26.1): a divisor the question writes as a word, when its digits' place is another use's
+
+
+def _smt_steps(question: str, solution: str) -> list[str]:
+    from qcstation.core.construct.make.rules import rule_for_seed
+
+    rule = rule_for_seed({"question": question, "solution": solution})
+    return [ln for ln in rule.smtlib.splitlines() if ln.startswith("(assert (= s")]
+
+
+def test_half_is_the_word_when_the_count_of_its_value_is_a_later_term() -> None:
+    """'her dog ate half of them ... save two from the floor' / '12/2 = 6 muffins', '6+2 = 8
+    muffins': the / 2 is 'half' (w_half_parts), the + 2 the 'two' saved; it was refused ('the
+    question states 2 under different words') or bound both uses to the 'two'."""
+    q = ("Mia baked 12 muffins. She left all of them on the table but her dog ate half of them. "
+         "She was able to save two from the floor. How many of Mia's muffins are left?")
+    s = ("Mia had 12/2=<<12/2=6>>6 muffins left after the dog ate them.\n"
+         "She saved two from the floor, which left Mia with 6+2=<<6+2=8>>8 muffins.\n#### 8")
+    steps = _smt_steps(q, s)
+    assert steps[0].endswith("(/ g1_muffins w_half_parts)))") and steps[1].endswith("g2_floor)))")
+
+
+def test_a_divisor_with_as_many_places_as_uses_is_not_the_word() -> None:
+    """Near miss: '2 packs' may be the divisor's place ('24 / 2 = 12 pens'), the question writing
+    'half' too; as many uses of 2 as places: the word is not taken by this reading (the words
+    of the line decide, or the item is refused as before)."""
+    from qcstation.core.construct.make.rules import RuleError as _RuleError
+
+    q = ("Leo bought 24 pens in 2 packs. He gave half of the 10 pencils he had to his sister. "
+         "How many pens are in each pack?")
+    s = "Each pack has 24 / 2 = <<24/2=12>>12 pens.\n#### 12"
+    try:
+        steps = _smt_steps(q, s)
+    except _RuleError as exc:
+        assert "2" in str(exc)
+    else:
+        assert "w_half" not in steps[0]

@@ -28,7 +28,8 @@ For one use of a value the question states, in this order:
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 7. by order, among the places whose words agree (else all), the first no other use took and no
    other line's words name alone ("every 2 days is 6 x 2" for "2 x 3"); when only one place is left
-   and there are as many uses as places, that one (not by order).
+   and there are as many uses as places, that one (not by order); a divisor of a value used more
+   often than placed, its line naming no place, is the word ("half") the question writes for it.
 
 Uses tied by order that decide anything are reported (:meth:`Binder.order_bound`): the rule
 records them as uncertain and the item is not rule-made.
@@ -650,6 +651,13 @@ class Binder:
         if len(free) == 1 and len(pool) == len(occ) and self.total[v] == len({self.nums[j].start for j in occ}) \
                 and not any(j in self.chosen and self.chosen_by_order.get(j) for j in occ):
             return free[0]  # as many uses as places, every other place taken by its words
+        if free and self.role == "divisor" and self.total[v] > len({self.nums[j].start for j in occ}) \
+                and not any(self.nums[j].stems & line_stems(self.line) for j in pool) \
+                and word_of_role(self.question, v, self.role):
+            # more uses than places, the line naming none: a divisor the question writes as a word
+            # ("his fish ate half of them" / "10/2 = 5 rocks" beside "spit two out", whose "two" the
+            # "5+2" takes) is that word, never the count in a second role
+            return None
         k = self.uses.get(v, 0)
         self.uses[v] = k + 1
         if len(free) > 1:

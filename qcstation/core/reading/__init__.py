@@ -32,4 +32,7 @@ Modules, bottom up (a module imports only those above it in this list)
 ``units``        the unit a number is written with, read strictly ("$60 per day" -> {$}) and
                  the unit of a line's result: whether a factor can be a count of that unit.
 ``clauses``      what reads as a statement of its own (a subject and a finite verb).
+``slips``        slips of a solution's prose that its question contradicts ("3300 cookies" where
+                 the sum is 3320 and the question counts cookies otherwise; "than the third week"
+                 for its "first week"): what key information and error injection refuse to copy.
 """

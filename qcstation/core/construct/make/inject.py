@@ -45,6 +45,7 @@ from qcstation.core.construct.make.inject_chain import (
 )
 from qcstation.core.construct.make.inject_types import INJECTORS
 from qcstation.core.construct.make.rules import ANNOTATION_RE
+from qcstation.core.reading.slips import QuestionCounts, computation_numbers, slip_in
 
 __all__ = [
     "ERROR_TYPES",
@@ -224,6 +225,14 @@ def _initial_state(solution: str, rng_seed: int, question: str | None = None,
     if len(steps_text) > MAX_COT_STEPS:
         raise InjectionError(f"the solution has {len(steps_text):,} steps; errors are injected into at most "
                              f"{MAX_COT_STEPS}")
+    if question:
+        # a chain whose prose the question contradicts ("in 9 weeks" for its "6 weeks") is no
+        # correct chain: its errors would not be the injected ones alone
+        counts, known = QuestionCounts(question), computation_numbers(solution)
+        for i, text in enumerate(steps_text):
+            slip = slip_in(text, counts, known)
+            if slip is not None:
+                raise InjectionError(f"step {i + 1} of the chain reads {slip}: the chain is not correct as written")
     steps = [ChainStep(i, t) for i, t in enumerate(steps_text)]
     steps[-1].final = True
     given = {v for _, v in numbers_in(question)} if question else set()

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.reading.slips import QuestionCounts, slip_in
 from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
 
 __all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "claim_states_result", "descriptions_true_to_question", "letters_unused", "no_percent_the_question_contradicts", "own_sentences",
@@ -339,94 +340,26 @@ def no_percent_the_question_contradicts(unknown: list[str], question: str, said:
                                    "the solution's words contradict the question's")
 
 
-#: a number an unknown's words write in digits (not a label "Q2", an ordinal "2nd", a fraction's
-#: part "2/5", a percent: :func:`no_percent_the_question_contradicts` reads those), and the word after it
-_DIGITS_WRITTEN = re.compile(r"(?<![\w.,/])(\$?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-                             r"(?![\w/%]|\.\d|,\d|\s*percent\b)(?:\s+([A-Za-z]+))?")
-#: a number the question states in digits or in words, and the word after it ("six gorillas")
-_STATED_BEFORE_WORD = re.compile(r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[A-Za-z]+)\s+([A-Za-z]+)")
-#: a count of time: "for 3 days" of a question's "4 days" is a part of the period, no slip
-_PERIODS = frozenset({"day", "week", "month", "year", "hour", "minute", "second", "night", "game", "round"})
-#: "ten more puppies than the third week": a comparison whose other side is an ordinal or a weekday,
-#: in the question after a few words ("than he adopted on the first week"), in an unknown right after "than"
-_ORDINAL = (r"(first|second|third|fourth|fifth|sixth|seventh|last|previous|monday|tuesday|wednesday|thursday|"
-            r"friday|saturday|sunday)\b")
-_COMPARED_IN_QUESTION = re.compile(r"\b(\w+)\s+(more|fewer|less)\s+([a-z]+\s+)?than\s+(?:[a-z']+\s+){0,4}?"
-                                   r"(?:the\s+|on\s+)?" + _ORDINAL, re.I)
-_COMPARED_IN_UNKNOWN = re.compile(r"\b(\w+)\s+(more|fewer|less)\s+([a-z]+\s+)?than\s+(?:the\s+|on\s+(?:the\s+)?)?"
-                                  + _ORDINAL, re.I)
-
-
-def _noun_key(word: str) -> str:
-    w = word.lower()
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith("es") and w[:-2].endswith(("s", "x", "ch", "sh")):
-        return w[:-2]
-    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
-
-
-def _comparison_key(m: re.Match[str]) -> str:
-    return f"{m.group(1).lower()} {m.group(2).lower()} {_noun_key((m.group(3) or '').strip())}"
-
-
-def _a_sum_of(value: Fraction, stated: set[Fraction]) -> bool:
-    """Is ``value`` the sum of two or three different numbers of ``stated`` (the first 40)?"""
-    vals = sorted(stated)[:40]
-    pairs = {a + b for i, a in enumerate(vals) for b in vals[i + 1:]}
-    return value in pairs or any(value - c in pairs for c in vals)
-
-
 def descriptions_true_to_question(unknown: list[str], question: str, said: set[Fraction],
                                   known: set[Fraction], own: list[Fraction]) -> None:
     """Refuse (:class:`KeyInfoError`) a draft whose unknowns keep a slip of the solution's words
     that the question contradicts, which a reviewer would reject as key information:
 
     * a number no one states (not the question's ``said``, no computation's or constant's
-      ``known``, no step's result ``own``) where the question states the same noun with another
-      number, or a money amount: "Clara sells 3300 cookies total because ? cookies" where the
-      solution's sum is 3320 and the question counts cookies with other numbers, "so in 9 weeks
-      he will spend ?" for the question's "in 6 weeks", "half the original $68 price" for its
-      "$48" (GSM8K). Not 0 or 1, nor fewer days (weeks, ...) than the question's ("for 3 days"
-      of "4 days" is a part of the period), nor a part that is a sum of stated numbers ("9
-      students" of "10 students, 5 of which ... and 4 of which"; not days, nor money);
+      ``known``, no step's result ``own``) that the question contradicts
+      (:func:`~qcstation.core.reading.slips.slip_in`): "Clara sells 3300 cookies total because ?
+      cookies" where the solution's sum is 3320, "so in 9 weeks he will spend ?" for the
+      question's "in 6 weeks", "half the original $68 price" for its "$48" (GSM8K);
     * a comparison with another ordinal or weekday than the question's same comparison: "ten
       more puppies than the third week" where the question says "ten more puppies than he
       adopted on the first week".
 
     Percents are :func:`no_percent_the_question_contradicts`'s (called here too)."""
-    from qcstation.core.reading.word_values import NUMBER_WORD_VALUES
-
     no_percent_the_question_contradicts(unknown, question, said)
-    text = question[:20_000]
-    by_noun: dict[str, set[Fraction]] = {}
-    for m in _STATED_BEFORE_WORD.finditer(text):
-        raw = m.group(1)
-        value = NUMBER_WORD_VALUES.get(raw.lower()) if raw[0].isalpha() else Fraction(raw.replace(",", ""))
-        if value is not None:
-            by_noun.setdefault(_noun_key(m.group(2)), set()).add(Fraction(value))
-    money = "$" in text
-    compared: dict[str, set[str]] = {}
-    for m in _COMPARED_IN_QUESTION.finditer(text):
-        compared.setdefault(_comparison_key(m), set()).add(m.group(4).lower())
+    counts = QuestionCounts(question)
     everything = said | known | set(own)
     for u in unknown:
         label, _, body = u.partition(":")
-        for m in _DIGITS_WRITTEN.finditer(body):
-            value = Fraction(m.group(2).replace(",", ""))
-            if value in everything or value in (0, 1):
-                continue
-            noun = _noun_key(m.group(3) or "") if len(m.group(3) or "") > 1 else ""  # "5 A.M." names no noun
-            theirs = by_noun.get(noun, set()) - {value} if noun else set()
-            if noun in _PERIODS and any(value < v for v in theirs):
-                continue
-            if noun not in _PERIODS and not m.group(1) and all(value < v for v in theirs) and _a_sum_of(value, said):
-                continue  # "9 students" of "10 students, 5 of which ... and 4 of which": a part the words imply
-            if theirs or (m.group(1) and money):
-                raise KeyInfoError(f"{label} would read {m.group(0).strip()!r}, a number neither the question nor "
-                                   "any computation states: the solution's slip")
-        for m in _COMPARED_IN_UNKNOWN.finditer(body):
-            theirs_at = compared.get(_comparison_key(m), set())
-            if len(theirs_at) == 1 and m.group(4).lower() not in theirs_at:
-                raise KeyInfoError(f"{label} would read {m.group(0).strip()!r}, where the question compares "
-                                   f"with the {next(iter(theirs_at))}: the solution's words contradict the question's")
+        slip = slip_in(body, counts, everything)
+        if slip is not None:
+            raise KeyInfoError(f"{label} would read {slip}: the solution's words contradict the question's")

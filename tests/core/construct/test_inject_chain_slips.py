@@ -1,0 +1,67 @@
+"""Errors are injected only into a chain that is correct as written (issue 26.4: injected errors
+are the chain's only errors). A GSM8K solution can carry a slip of its prose that its question
+contradicts ("Clara sells 3300 cookies total because 600+1600+1120=3320"; "in 9 weeks" for the
+question's "6 weeks"): a model asked to name the injected errors would meet a second, unrecorded
+one, and the "corrected" reference would still state it. Such a chain is refused with the step
+and the words; the numbers a chain may write that the question does not (a unit's constant, a
+coin's worth, "the first 2 pages", a time after a rate "every 2 years") leave it as it was.
+Real injector, real slip reader (qcstation.core.reading.slips)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.make.inject import InjectionError, inject_errors
+from qcstation.core.reading.slips import QuestionCounts, computation_numbers, slip_in
+
+SHOWS = ("Mark goes to the theater once a week. One show lasts 3 hours and the ticket costs $5 for each "
+         "hour. How much will Mark spend on the theater in 6 weeks?")
+
+
+def test_a_chain_the_question_contradicts_is_refused() -> None:
+    chain = ("The price of one show is 3 * $5 = $<<3*5=15>>15.\n"
+             "He goes once a week, so in 9 weeks he will spend 6 * $15 = $<<6*15=90>>90.\n#### 90")
+    with pytest.raises(InjectionError, match=r"step 2 of the chain reads '9 weeks'"):
+        inject_errors(chain, 1, rng_seed=3, question=SHOWS, redraw=False)
+
+
+def test_the_same_chain_without_the_slip_gets_its_error() -> None:
+    chain = ("The price of one show is 3 * $5 = $<<3*5=15>>15.\n"
+             "He goes once a week, so in 6 weeks he will spend 6 * $15 = $<<6*15=90>>90.\n#### 90")
+    out = inject_errors(chain, 1, rng_seed=3, question=SHOWS, redraw=False)
+    assert len(out.errors) == 1 and out.text != chain
+
+
+def test_a_claim_its_own_computation_contradicts_is_refused() -> None:
+    question = "Emily catches 5 bluegills. Each bluegill weighs 2.5 pounds. How many pounds of bluegill did she catch?"
+    chain = "She caught 7.5 pounds of bluegill because 5 x 2.5 = <<5*2.5=12.5>>12.5\n#### 12.5"
+    with pytest.raises(InjectionError, match="'7.5 pounds'"):
+        inject_errors(chain, 1, rng_seed=1, question=question, redraw=False)
+
+
+@pytest.mark.parametrize("question, line", [
+    ("A snake is 2 feet long. Another snake is 16 inches long. How many inches are both snakes combined?",
+     "The first snake is 24 inches because there are 12 inches in a foot. Together 24+16 = 40 inches."),
+    ("Barry has $10.00 worth of dimes. How many dimes does he have?",
+     "Dimes are worth $0.10 and Barry has $10.00 worth of dimes so he has 10/.10 = 100 dimes"),
+    ("Janice found 5 drawings on the first page; each page has five more than the one before, over ten pages.",
+     "The total number of drawings in the first 2 pages is 5+10 = 15"),
+    ("Every 2 years, the number of swans doubles. There are 15 swans now. How many in ten years?",
+     "If after 6 years there are 120 swans in the pond, in eight years there will be 2*120=240 swans"),
+    ("There are 10 students in a class, 5 of which scored 92 and 4 of which scored 80.",
+     "9 students therefore scored a combined total of 460 + 320 = 780 points."),
+])
+def test_numbers_a_correct_chain_may_write(question: str, line: str) -> None:
+    assert slip_in(line, QuestionCounts(question), computation_numbers(line)) is None
+
+
+def test_a_comparison_with_another_ordinal_and_hostile_text() -> None:
+    counts = QuestionCounts("The first week he adopted 20 puppies, and the fourth week ten more puppies than he "
+                            "adopted on the first week.")
+    said = slip_in("In the fourth week he adopted ten more puppies than the third week", counts, set())
+    assert said is not None and "compares with the first" in said
+    # a run of 20,000 digits or of letters reads as no number (no error, no slip)
+    assert slip_in("1" * 20_000 + " apples", QuestionCounts("2 apples " + "1" * 20_000), set()) is None
+    assert computation_numbers("<<" + "9" * 50 + "+1=2>>") == {Fraction(1), Fraction(2)}

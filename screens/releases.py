@@ -22,6 +22,7 @@ from screens._base import QCScreen
 from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.dialogs.confirm import ConfirmModal
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.row_table import RowTable
 from qcstation.widgets.labels import blocker_text
 
 DEFAULT_NAME = "smart"
@@ -142,7 +143,7 @@ class ReleasesScreen(QCScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="releases_body"):
-            yield DataTable(id="release_table", cursor_type="row")
+            yield RowTable(id="release_table", cursor_type="row")
             yield Static(Text("Loading…", style="dim"), id="blockers", classes="panel")
             yield Static(Text("Select a release to see it here.", style="dim"),
                          id="release_detail", classes="panel")

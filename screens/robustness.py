@@ -23,6 +23,7 @@ from qcstation.common.safe import preview
 from qcstation.eval.types import SHORT
 from qcstation.widgets.eval_views import BAR_MARKS, POINT_MARKS, RUN_WIDTH, release_cell, run_cell
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.row_table import RowTable
 from screens._base import QCScreen
 
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue")
@@ -117,7 +118,7 @@ class RobustnessScreen(QCScreen):
         yield Static("Computing the diagnosis…", id="robust_title")
         yield PlotextPlot(id="robust_chart")
         # the label column (dimension, item) stays in view when the others scroll
-        yield DataTable(id="robust_table", cursor_type="row", zebra_stripes=True,
+        yield RowTable(id="robust_table", cursor_type="row", zebra_stripes=True,
                         fixed_columns=1)
         with VerticalScroll(id="robust_item"):
             yield Static("", id="robust_item_text")

@@ -35,6 +35,7 @@ from qcstation.widgets.eval_views import (
     render_run_detail,
 )
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.row_table import RowTable
 from screens._base import QCScreen
 from screens.dialogs.start_run import RunRequest, StartRunModal
 
@@ -137,7 +138,7 @@ class RunsScreen(QCScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="runs_body"):
-            yield DataTable(id="runs_table", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="runs_table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="runs_protocols")
             with Vertical(id="run_progress", classes="panel"):
                 yield Static("", id="run_progress_text")

@@ -42,6 +42,7 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
+from qcstation.widgets.row_table import RowTable
 from qcstation.widgets.scroll_size import set_virtual_size
 
 
@@ -50,8 +51,9 @@ CELL_LINES_KEPT = 4096
 _NULL = Style.null()
 
 
-class FixedTable(DataTable[Any]):
-    """A ``DataTable`` that does not measure its rows when every column's width is fixed."""
+class FixedTable(RowTable):
+    """A ``DataTable`` that does not measure its rows when every column's width is fixed
+    (a :class:`RowTable`: Home and End go to the first and the last row)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # while a paint runs (fast_cells): the table's style, its rows' styles by

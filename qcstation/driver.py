@@ -554,9 +554,13 @@ def end_paste_before_read(parser: BurstParser, last_read_at: float, now: float,
 
 
 def text_has_focus(focused: object) -> bool:
-    """Is ``focused`` a widget that takes typed text (an editable ``Input`` or ``TextArea``)?"""
+    """Is ``focused`` a widget that takes typed text (an editable ``Input`` or ``TextArea``),
+    or one that hands a paste to its text field (``TAKES_PASTE``: the reject dialog's reasons,
+    where a letter typed starts the reason; a paste there was ignored)?"""
     from textual.widgets import Input, TextArea
 
+    if getattr(focused, "TAKES_PASTE", False) is True:
+        return True
     if isinstance(focused, TextArea):
         return not focused.read_only
     return isinstance(focused, Input) and not focused.disabled

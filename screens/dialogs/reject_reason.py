@@ -42,7 +42,10 @@ class ReasonList(MarkedOptionList):
     """The numbered reasons. A letter (or a space, or any other printable key but a
     digit, which picks) typed here is the start of a typed reason: it goes to the reason
     field, which takes the focus, so nothing typed is lost (walk: 'goal', Tab, 'misses the
-    unit' stored 'misses the unit' -- the list had dropped 'goal' silently)."""
+    unit' stored 'misses the unit' -- the list had dropped 'goal' silently). A paste here,
+    bracketed or not, goes there too (``TAKES_PASTE``: the driver makes it one ``Paste``)."""
+
+    TAKES_PASTE = True
 
     def on_key(self, event: events.Key) -> None:
         character = event.character

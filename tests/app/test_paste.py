@@ -760,3 +760,26 @@ async def test_a_large_paste_into_the_results_search_is_cut_to_what_a_search_may
         assert all(ch.isprintable() for ch in field.value)
         assert any(f"at most {MAX_QUERY_CHARS} characters" in n for n in notifications(app))
         assert SEARCH_CHARS == MAX_QUERY_CHARS
+
+
+async def test_a_paste_onto_the_reject_reasons_list_goes_to_the_reason_field(qc_db: Path) -> None:
+    """Issue 28, walked in tmux at 80x24: x, then 50 KB pasted without bracketed paste while
+    the numbered reasons had the focus (as the dialog opens) was ignored ('no text field has
+    the focus'), where a letter typed there, or a bracketed paste, goes to the reason field.
+    The driver now takes the list as a place that takes a paste (``TAKES_PASTE``): the field
+    has the text, cut to its limit, and nothing pasted acted as a key."""
+    from qcstation.driver import text_has_focus
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "x")
+        assert isinstance(app.screen, RejectReasonModal)
+        field = app.screen.query_one("#reject_typed")
+        assert app.focused is not field              # the reasons' list, as the dialog opens
+        for message in _reads(PASTE * 6, focus=text_has_focus(app.focused)):
+            app.post_message(message)
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal) and reviews(qc_db) == []
+        assert app.focused is field
+        assert len(field.value) == MAX_REASON_CHARS, field.value
+        assert field.value.startswith("the notation question uses the wrong number word word")

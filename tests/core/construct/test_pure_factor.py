@@ -186,3 +186,22 @@ def test_a_divisor_with_as_many_places_as_uses_is_not_the_word() -> None:
         assert "2" in str(exc)
     else:
         assert "w_half" not in steps[0]
+
+
+def test_a_list_the_question_says_is_of_equal_parts_divides_not_a_count_taken_before() -> None:
+    """'The garage and the shed share the rest and they have the same floor area' / 'Garage =
+    300/2': the 2 is the two rooms the words list, never the '2 porches' an earlier step took
+    (a derived item moving the porches moved the garage's share)."""
+    q = ("A house has 900 square feet. It has 3 rooms that each measure 10 x 10 feet. There are 2 "
+         "porches that are 5 x 10 feet each. The garage and shed fill the rest of the land and they "
+         "have the same sized area. How many square feet is the garage?")
+    s = ("Area of 1 room = 10 * 10 = <<10*10=100>>100 square feet\n"
+         "Area of 3 rooms = 100 * 3 = <<100*3=300>>300 square feet\n"
+         "Area of 1 porch = 5 * 10 = <<5*10=50>>50 square feet\n"
+         "Area of 2 porches = 2 * 50 = <<2*50=100>>100 square feet\n"
+         "Area of rooms and porches = 300 + 100 = <<300+100=400>>400 square feet\n"
+         "Garage + shed = 900 - 400 = <<900-400=500>>500\n"
+         "Garage = 500/2 = <<500/2=250>>250\n#### 250")
+    steps = _smt_steps(q, s)
+    assert steps[-1].endswith("w_garage_and_shed)))"), steps[-1]
+    assert any("(* g" in st and "porches" in st for st in steps)

@@ -209,7 +209,8 @@ class Binder:
             # "10 birds * 2 legs/bird" where the question's 2 is "2 cats": a bird's legs, a
             # quantity both texts name (a named constant), not the given of equal value
             return None
-        if occ and not stems and all(j in self.here for j in occ) \
+        if occ and not stems and (all(j in self.here for j in occ) or self.role == "divisor"
+                                  and all(j in self.chosen and j not in self.here for j in occ)) \
                 and list_count(v, self.question, line, self.role):
             # "On Monday, Wednesday and Friday, Mike ran 3 * 3" where the question states 3 once
             # ("3 miles"), already this step's: the other 3 is the count of the days the line names

@@ -328,6 +328,13 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
             shared = shared_lists(question, v)
             if len(shared) == 1:
                 return shared[0]
+        if not things and role == "divisor":
+            # "The kitchen and living area complete the home and they have the same sized area" /
+            # "Kitchen = 530/2": the question's own words say the list's members are equal shares
+            same = [text for text, ms in word_lists(question) if len(ms) == v and _said_same(question, text)
+                    and any(re.search(rf"\b{re.escape(w)}\b", line, re.I) for w in ms)]
+            if len(same) == 1:
+                return same[0]
     return None
 
 
@@ -394,6 +401,16 @@ def _total_of_one_member(cands: list[tuple[str, tuple[str, ...]]], question: str
 _EQUAL_SHARE_BEFORE = re.compile(r"\b(?:equal\s+(?:amounts?|parts?|shares?|numbers?)\s+of|equally\s+(?:among|between)"
                                  r"|evenly\s+(?:among|between))\s+(?:the\s+)?$", re.I)
 _EQUAL_SHARE_LINE = re.compile(r"\b(?:equal(?:ly)?|evenly|share[sd]?|split|divid(?:e|es|ed|ing))\b", re.I)
+
+
+_SAID_SAME = re.compile(r"[^.?!]{0,80}?\b(?:they|both|each)\b[^.?!]{0,30}?\b(?:the\s+same|equal)\b", re.I)
+
+
+def _said_same(question: str, text: str) -> bool:
+    """Does the sentence that writes the list ``text`` (once) go on to say its members are the same
+    ("... and they have the same sized area")?"""
+    at = question.find(text)
+    return at >= 0 and question.count(text) == 1 and bool(_SAID_SAME.match(question, at + len(text)))
 
 
 def shared_lists(question: str, v: Fraction) -> list[str]:

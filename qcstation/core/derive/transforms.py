@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.make.rules import fraction_to_smt
-from qcstation.core.derive.bindings import Given, Refusal
+from qcstation.core.derive.bindings import Given, Refusal, kept
 from qcstation.core.derive.draws import (
     domain,
     item_rng,
@@ -213,7 +213,7 @@ def _first(build: Callable[[], DerivedItem], tries: int) -> DerivedItem | Refusa
         try:
             return build()
         except Refusal as exc:
-            last = exc
+            last = kept(exc)
     assert last is not None
     return last
 
@@ -320,7 +320,7 @@ class VariantDraws:
         try:
             self.parent.checks.order(self.values(raw))
         except Refusal as exc:
-            return exc
+            return kept(exc)
         raise AssertionError("a draw refused for the givens' order keeps their order")
 
 
@@ -380,7 +380,7 @@ class _VariantRun:
             try:
                 got = (values, precheck(self.parent, values, ordered=True))
             except Refusal as exc:
-                got = exc
+                got = kept(exc)
             self.cheap[tup] = got
         return got
 
@@ -391,7 +391,7 @@ class _VariantRun:
             try:
                 got = draft(self.parent, values, checked)
             except Refusal as exc:
-                got = exc
+                got = kept(exc)
             self.drafts[tup] = got
         return got
 
@@ -407,7 +407,7 @@ class _VariantRun:
             try:
                 got = formalize(self.parent, d)
             except Refusal as exc:
-                got = exc
+                got = kept(exc)
             self.formal[tup] = got
         return got
 
@@ -419,7 +419,7 @@ class _VariantRun:
                                 level=None, tag=f"v{idx + 1}", key=self.key,
                                 params={"givens": _changes(self.parent, derived)})
             except Refusal as exc:
-                got = exc
+                got = kept(exc)
             self.built[tup] = got
         return got
 
@@ -543,8 +543,7 @@ def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem
                                   level=None, tag="numbers", key=key,
                                   params={"givens": _changes(parent, derived)})]
             except Refusal as exc:
-                last = exc
-                refused[(g.name, v)] = exc
+                last = refused[(g.name, v)] = kept(exc)
     return [refusal("changed-numbers", last)]
 
 
@@ -567,7 +566,7 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
             try:
                 drafted = draft(parent, {g.name: v})
             except Refusal as exc:
-                last = exc
+                last = kept(exc)
                 continue
             disagreed = second_look(parent, "counterfactual", drafted, idx)
             if disagreed is not None:            # (before the rules: see _VariantRun)
@@ -576,7 +575,7 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
             try:
                 derived = formalize(parent, drafted)
             except Refusal as exc:
-                last = exc
+                last = kept(exc)
                 continue
             actual = (v - g.value) / g.value * 100
             params = {"given": g.name, "shift_percent": shift, "givens": _changes(parent, derived),
@@ -589,7 +588,7 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
                                  params=params, key=key)
                 break
             except Refusal as exc:
-                last = exc
+                last = kept(exc)
         out.append(made if made is not None else refusal("counterfactual", last, idx))
     return out
 

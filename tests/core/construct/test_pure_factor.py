@@ -205,3 +205,22 @@ def test_a_list_the_question_says_is_of_equal_parts_divides_not_a_count_taken_be
     steps = _smt_steps(q, s)
     assert steps[-1].endswith("w_garage_and_shed)))"), steps[-1]
     assert any("(* g" in st and "porches" in st for st in steps)
+
+
+def test_a_digit_unit_fraction_divides_not_a_measure_of_its_value() -> None:
+    """'1/4 of the other members arrive late' / '12 members / 4': the fraction's parts
+    (w_1_4_parts), never 'under 4 minutes' (members divided by minutes are no members); it was
+    bound to the minutes (the pure-factor check refused it)."""
+    q = ("A club has 30 members. 20% of them arrive in under 4 minutes. Twice that number arrive in "
+         "under 9 minutes. 1/4 of the other members take more than 15 minutes. How many members take more than 15 minutes?")
+    s = ("First find how many arrive in under 4 minutes: 30 members * 20% = <<30*20*.01=6>>6 members\n"
+         "Then double it: 6 members * 2 = <<6*2=12>>12 members\n"
+         "Then the others: 30 members - 6 members - 12 members = <<30-6-12=12>>12 members\n"
+         "Then divide that number by 4 to find how many members take more than 15 minutes: 12 members / 4 = <<12/4=3>>3 members\n"
+         "#### 3")
+    from qcstation.core.construct.make.rules.calculator import smt_from_calculator_annotations
+
+    rule = smt_from_calculator_annotations(s, Fraction(3), question=q)  # the binder's reading, before the checks
+    steps = [ln for ln in rule.smtlib.splitlines() if ln.startswith("(assert (= s")]
+    assert steps[-1].endswith("w_1_4_parts)))"), steps[-1]
+    assert "minutes" not in steps[-1]

@@ -49,6 +49,7 @@ from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as
                                                               _PHRASES_OF as _PHRASES_OF,
                                                               _same_sentence as _same_sentence,
                                                               beside_its_operands, clause_restated, word_object_named,
+                                                              parts_of_a_stated_fraction,
                                                               sentence_bounds as sentence_bounds,
                                                               unit_word_converts)
 from qcstation.core.reading.units import unit_after
@@ -186,7 +187,8 @@ class Binder:
             if len({self.nums[j].start for j in agree}) == 1:
                 # a stated 1 the step already uses: "3 - 1 - 1" for "1 hour ..., then another hour" (ones)
                 return None if v == 1 and agree[0] in self.here else agree[0]
-        if not agree and self._word_by_unit(v, occ, line):
+        if not agree and (self._word_by_unit(v, occ, line) or self.role == "divisor"
+                          and parts_of_a_stated_fraction(self.question, self.nums, occ, v)):
             return None
         if not stems and line and len(occ) > 1 and self.expr is not None \
                 and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1:

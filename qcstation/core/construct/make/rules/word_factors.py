@@ -36,7 +36,7 @@ from qcstation.core.reading.expr import Expr, leaves
 from qcstation.core.reading.clause_places import multiplied_stems
 from qcstation.core.reading.words import WORD_GIVENS
 
-__all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts", "word_object_named",
+__all__ = ["beside_its_operands", "parts_of_a_stated_fraction", "clause_restated", "sentence_bounds", "unit_word_converts", "word_object_named",
            "word_of_role"]
 
 
@@ -223,3 +223,17 @@ def word_object_named(question: str, v: Fraction, stems: frozenset[str], expr: E
             if multiplied_stems(question, m.end()) & stems:
                 hits += 1
     return hits == 1
+
+
+#: the stems of measured units: a place that names one is no count to divide into parts
+_MEASURED = frozenset("seco minu hour day week mont year $ cent mile foot feet inch yard mete poun ounc "
+                      "gall lite quar".split())
+
+
+def parts_of_a_stated_fraction(question: str, nums: Sequence[Any], occ: list[int], v: Fraction) -> bool:
+    """Is a divisor ``v`` whose words name no place the parts of the unit fraction ``1/v`` the
+    question writes in digits, every place of ``v`` a measure ("24 kids / 6" of "1/6 of the remaining
+    kids" beside "less than 6 minutes": kids divided by minutes are no kids)? Then the fraction's
+    parts are declared by :mod:`.constants`, never the measure."""
+    return bool(occ) and all(nums[j].stems & _MEASURED for j in occ) \
+        and any(n.value == 1 / v and n.text.replace(" ", "") == f"1/{v}" for n in nums)

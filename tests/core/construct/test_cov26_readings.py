@@ -97,3 +97,27 @@ def test_a_given_beside_it_is_not_settled_by_elimination() -> None:
         "The heron ate a total of 3 + 5 + 7 + 9 + 11 = <<3+5+7+9+11=35>>35 fish in 5\ndays.\n#### 35")
     with pytest.raises(RuleError):
         rule_for_seed(seed)
+
+
+def test_a_multiplier_place_and_a_difference_place_are_told_apart_by_their_roles(z3pool) -> None:
+    # "five more stickers than" and "five times as many": "35/5" divides by the multiplier, "7+5"
+    # adds the difference; a number that compares as a multiplier never adds, so the one way is
+    # each use at its own place (by order, "35/5" took "five more": refused as uncertain)
+    seed = _seed(
+        "Lily has five more stickers than Omar. Priya has five times as many stickers as Omar. "
+        "If Priya has 35 stickers, how many stickers does Lily have?",
+        "Omar has 35/5 = <<35/5=7>>7 stickers.\nLily has 7+5 = <<7+5=12>>12 stickers.\n#### 12")
+    rule = rule_for_seed(seed)
+    asserts = _asserts(rule.smtlib)
+    assert "(assert (= g2_times 5))" in asserts and "(assert (= g3_stickers 5))" in asserts, rule.smtlib
+    assert "(assert (= s1_stickers (/ g1_stickers g2_times)))" in asserts, rule.smtlib
+    assert "(assert (= s2_stickers (+ s1_stickers g3_stickers)))" in asserts, rule.smtlib
+    assert z3pool.verify(rule.smtlib, seed["answer_text"]).ok
+
+
+def test_one_given_in_two_places_roles_is_not_vouched_by_roles(gsm8k: dict) -> None:
+    # 510: "Rose bought 4 times the number ... 12 onions and 4 potatoes" / "12 / 4" and "4 / 4":
+    # the first 4 is the multiplier, but a reading that uses "4 potatoes" for both "12 / 4" and
+    # the dividend of "4 / 4" puts one given in two places' roles: refused, never vouched
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["510"])

@@ -523,7 +523,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not (once and size_of_counted(question, cands, other, occurrences)) \
                 and not (once and vouched_by_word_before(given, line, v, cands, question)) \
-                and not _decided_by_roles(expr, v, cands, defs, values) \
+                and not _decided_by_roles(expr, v, cands, defs, values, question) \
                 and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line, solution) \
                 and not word_by_its_sentence(given, expr, line, cands, occurrences, defs, values, question, _is_given) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
@@ -570,18 +570,30 @@ def _roles_of(expr: Any, name: str, role: str = "", depth: int = 0) -> list[str]
     return []
 
 
-def _fits(o: Occurrence, v: Fraction, roles: list[str]) -> bool:
+#: a comparing multiplier right after a place's number ("six times as many", "3 times more")
+_TIMES_AS = re.compile(r"(?:\s*-\s*|\s+)times\s+(?:as|more|less|fewer|the|that|what|his|her|their|its|[a-z]+er)\b",
+                       re.I)
+
+
+def _fits(o: Occurrence, v: Fraction, roles: list[str], question: str = "") -> bool:
     """Can the place ``o`` (of value ``v``) be a number used in ``roles``? A word that multiplies
     or divides ("twice", "half": 2) is a factor or a divisor, read forwards ("5 * 2" for "twice")
-    or backwards ("14 / 2" undoing "twice"): never added, subtracted or divided up; a digit or a
-    number word ("2 slices", "two feet") may be anything."""
-    if any(w.startswith("~") for w in o.words):
+    or backwards ("14 / 2" undoing "twice"): never added, subtracted or divided up; so is a number
+    that compares as a multiplier ("six times as many digits": "24/6", never "4+6"); another digit
+    or number word ("2 slices", "two feet", "six more digits than") may be anything."""
+    if any(w.startswith("~") for w in o.words) or (question and o.start >= 0 and _times_after(question, o)):
         return all(r in ("times", "divisor") for r in roles)
     return True
 
 
+def _times_after(question: str, o: Occurrence) -> bool:
+    """Is the place ``o`` a number right before "times as", "times more"...?"""
+    m = re.match(r"[\w$.,]+", question[o.start:o.start + 40])
+    return m is not None and _TIMES_AS.match(question, o.start + m.end()) is not None
+
+
 def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dict[str, Any] | None,
-                      values: dict[str, Fraction] | None) -> bool:
+                      values: dict[str, Fraction] | None, question: str = "") -> bool:
     """Do the roles of a step's numbers of value ``v`` tie each to one place of the question, the
     only way? "It takes 2/2" for "2 bolts ... and half that much": "half" is never divided up, so
     the dividend is "2 bolts" and the divisor "half"; "2 + 4" for "Abby can eat 2 slices ... Josh
@@ -602,10 +614,12 @@ def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dic
     if sum(1 for d, e in defs.items() if _is_given(e) and values.get(d) == v) != len(cands):
         return False
     # the places each use can be, by its role alone (not by what the formalization calls it)
-    options = [[i for i, o in enumerate(cands) if _fits(o, v, _roles_of(expr, d))] for d in same]
+    options = [[i for i, o in enumerate(cands) if _fits(o, v, _roles_of(expr, d), question)] for d in same]
     picks = [p for p in itertools.product(*options) if len(set(p)) == len(p)]
     if len(picks) != 1:
-        return False
+        from qcstation.core.construct.check.role_match import decided_across_steps
+
+        return decided_across_steps(v, cands, defs, values, question, _fits, _roles_of, _is_given)
     # and the one way is the formalization's: a word given is its own words, another given a digit
     for d, i in zip(same, picks[0]):
         o = cands[i]
@@ -613,6 +627,11 @@ def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dic
             return False
         if d.startswith("w_") and not d.startswith("w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")):
             return False
+        if not d.startswith("w_") and question and any(_times_after(question, c) for c in cands):
+            from qcstation.core.construct.check.role_match import named_for
+
+            if not named_for(d, cands, i):
+                return False  # a digit the roles place beside a multiplier: its name must say which
     return True
 
 

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
 from qcstation.core.construct.make.rules.joint_steps import one_of_each, sharers, what_is_left, whole_of
+from qcstation.core.construct.make.rules.role_places import role_evidence, use_role
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, number_word_stems,
                                          numeral_value, solution_stems, stem)
@@ -118,6 +119,8 @@ class Use:
     whole_of: int = -1
     #: the use divides (the right of a "/"): an even split divides by the sharers (:func:`.joint_steps.sharers`)
     divisor: bool = False
+    #: what the use does: "times", "divisor" or "" (:func:`.role_places.use_role`)
+    role: str = ""
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -368,6 +371,7 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
         # finished another 500 piece puzzle") may be the same person's
         if all(firsts) and firsts.count(subject) == 1:
             out[firsts.index(subject)] += 1
+    role_evidence(question, starts, use.role, out)  # "24/6" is "six times as many", "4+6" "six more ... than"
     if len(use.anchors) >= 2:
         bounds = sentence_bounds(question)
         sent = [next(k for k, e in enumerate(bounds) if s < e) for s in starts]
@@ -574,7 +578,7 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                     _result_words(binder, step, v),
                     binder.numbers[binder.settled[(step, v, nth)]].start if (step, v, nth) in binder.settled else -1,
                     _through(binder, step, v), whole_of(binder.exprs, binder.lines or [], binder.question, step, v),
-                    _divides(binder.exprs[step], v))
+                    _divides(binder.exprs[step], v), use_role(binder.exprs[step], v, nth))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)

@@ -433,22 +433,22 @@ class QCStationApp(App[int]):
         await self.action_quit()
 
     async def action_force_quit(self) -> None:
-        """Quit; work that stops between batches (a derive) is told to stop first, and the
-        screen says so until it has: the app waited for its thread with the terminal already
-        closed, 10-17 s of a blank screen (issue 28)."""
+        """Quit; work that stops between batches (a derive, a regeneration) is told to stop
+        first, and the screen says so until it has: the app waited for its thread with the
+        terminal already closed, 10-17 s of a blank screen (issue 28)."""
         if self.stopping:
             return
         waits = [found for screen in self.screen_stack
                  if callable(stop := getattr(screen, "stop_for_quit", None))
-                 and (found := stop()) is not None]
+                 for found in stop()]
         if waits:
             from screens.dialogs.confirm import WaitModal
 
             self.stopping = True
             self.push_screen(WaitModal("Quitting", "\n".join(
                 [words for words, _ in waits]
-                + ["", "The app quits when it has stopped. What is made is stored; the same "
-                   "derive again resumes it.", "", "ctrl+q: quit now (the app then waits for "
+                + ["", "The app quits when it has stopped. What is made is stored; starting "
+                   "the same again resumes it.", "", "ctrl+q: quit now (the app then waits for "
                    "the batch with the terminal closed)"])))
             self.run_worker(self._quit_when_stopped([ended for _, ended in waits]),
                             group="quitting", exit_on_error=False)

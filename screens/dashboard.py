@@ -177,6 +177,11 @@ class DashboardScreen(QCScreen):
         #: thread ends): quitting waits on it, with a word on the screen (stop_for_quit)
         self.derive_ended = threading.Event()
         self.derive_ended.set()
+        #: the same for a regeneration (g): quitting waited for its requests in flight with the
+        #: terminal closed, minutes against a server that never replies (issue 28)
+        self.regen_ended = threading.Event()
+        self.regen_ended.set()
+        self.derive_name = ""     # the set being derived (what quitting says it stops)
 
     def compose(self) -> ComposeResult:
         if self.qc_app.config.generator is None:
@@ -635,11 +640,15 @@ class DashboardScreen(QCScreen):
 
     def _regenerate_now(self) -> None:
         self._set_busy("Regenerating rejected items… (runs in the background)")
+        self.regen_ended.clear()
         self._regenerate()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="generators",
           description="Regenerating rejected items")
     def _regenerate(self) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()   # quitting cancels it: the requests in flight are dropped
         last_post = 0.0
 
         def progress(done: int, total: int, message: str) -> None:
@@ -649,9 +658,13 @@ class DashboardScreen(QCScreen):
                 last_post = now
                 self.post_message(RunProgress(done, total, message))
 
-        done = regenerate_rejects(self.qc_app.db_path, self.qc_app.config,
-                                  actor=self.qc_app.annotator, progress=progress,
-                                  display=self.qc_app.display_name)
+        try:
+            done = regenerate_rejects(self.qc_app.db_path, self.qc_app.config,
+                                      actor=self.qc_app.annotator, progress=progress,
+                                      display=self.qc_app.display_name,
+                                      cancel=lambda: worker.is_cancelled)
+        finally:
+            self.regen_ended.set()
         self.post_message(RegenerationFinished(describe_summary(done.summary), done.requeued))
 
     @on(RegenerationFinished)
@@ -677,6 +690,7 @@ class DashboardScreen(QCScreen):
             if req is not None:
                 self._set_busy(f"Deriving {getattr(req, 'name', '')}… (runs in the background)")
                 self.derive_ended.clear()
+                self.derive_name = str(getattr(req, "name", ""))
                 self._derive(req)
 
         self.app.push_screen(DeriveModal(), callback=chosen)
@@ -697,17 +711,23 @@ class DashboardScreen(QCScreen):
             self.derive_ended.set()
         self.post_message(DeriveFinished(derive_notice(req.name, summary)))
 
-    def stop_for_quit(self) -> tuple[str, threading.Event] | None:
-        """Quitting: a derive going on is told to stop after its current batch; returns
-        what to say meanwhile and the event set when its thread has ended (None: no derive
-        goes on). The app waited for the thread with the terminal closed: 10-17 s of a
-        blank screen after y (issue 28)."""
-        if self.derive_ended.is_set():
-            return None
-        self.workers.cancel_group(self, "derivers")    # the derive's cancel() turns true
-        what = (self.busy_note or "Deriving").split("…")[0].replace("Deriving", "", 1).strip()
-        return (f"Stopping derive {what} after its current batch…".replace("  ", " "),
-                self.derive_ended)
+    def stop_for_quit(self) -> list[tuple[str, threading.Event]]:
+        """Quitting: a derive going on is told to stop after its current batch, a
+        regeneration to drop its requests in flight; returns what to say meanwhile and the
+        event set when each thread has ended (empty: nothing goes on). The app waited for
+        the threads with the terminal closed: 10-17 s of a blank screen after y for a derive,
+        minutes for a regeneration against a server that never replies (issue 28)."""
+        waits = []
+        if not self.derive_ended.is_set():
+            self.workers.cancel_group(self, "derivers")    # the derive's cancel() turns true
+            what = self.derive_name or ""
+            waits.append((f"Stopping derive {what} after its current batch…".replace("  ", " "),
+                          self.derive_ended))
+        if not self.regen_ended.is_set():
+            self.workers.cancel_group(self, "generators")  # the regeneration's cancel() too
+            waits.append(("Stopping the regeneration of rejected items (the requests in "
+                          "flight are dropped; the items stay rejected)…", self.regen_ended))
+        return waits
 
     @on(DeriveFinished)
     def _derived(self, message: DeriveFinished) -> None:

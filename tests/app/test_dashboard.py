@@ -487,3 +487,60 @@ async def test_the_text_under_next_and_plan_wraps_under_itself_at_80_columns(qc_
             assert after.startswith(" " * indent) and after.strip(), lines
             wrapped += 1
     assert wrapped, lines                     # a plan long enough to wrap at 80 columns
+
+
+async def test_quitting_mid_regeneration_stops_it_without_waiting_for_the_model(
+        tmp_path: Path) -> None:
+    """Issue 28: `g` against a model server that never replies could not be stopped: after y
+    in 'Quit?' the app closed the terminal and waited for the requests in flight (minutes of
+    a blank terminal, walked in tmux at 80x24). Quitting now drops them: the screen says so,
+    the app quits while the server still has not answered, the attempts are closed as
+    stopped and the items stay rejected (the same `g` again resumes)."""
+    from qcstation.common.config import parse_config
+    from screens.dialogs.confirm import ConfirmModal, WaitModal
+    from tests.fake_openai import FakeOpenAI
+
+    db = build_db(tmp_path / "qc.db", sample_dimensions=("arithmetic",))
+    with Store(db) as store:
+        rejected = []
+        for _ in range(2):
+            item = next_item(store, "bob", "arithmetic")
+            assert item is not None
+            decide(store, item.item_id, "bob", "reject", "story words left in")
+            rejected.append(item.artifact_id)
+    with FakeOpenAI() as fake:
+        for _ in range(8):
+            fake.hang()                      # takes each request, never answers
+        config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                               "generator": {"model": "m", "base_url": fake.base_url,
+                                             "timeout_s": 3600, "retries": 0}}, "<test>")
+        app = make_app(db, config=config, account=ANNOTATOR)
+        async with app.run_test(size=SIZE) as pilot:
+            try:
+                await settle(pilot)
+                await pilot.press("g")
+                await settle(pilot)
+                await pilot.press("y")
+                while len(fake.chat_requests) < 2:           # both requests are in flight
+                    await asyncio.sleep(0.05)
+                await pilot.press("q")
+                while not isinstance(app.screen, ConfirmModal):
+                    await pilot.pause()
+                await pilot.press("y")
+                while app.is_running and not isinstance(app.screen, WaitModal):
+                    await pilot.pause()
+                assert isinstance(app.screen, WaitModal), "quit without stopping the regeneration"
+                assert "Stopping the regeneration of rejected items" in flat(screen_text(app))
+                while app.is_running:
+                    await pilot.pause()
+            finally:                                   # (before the fix: not to hang)
+                fake.stop()
+        assert len(fake.chat_requests) == 2              # the server never answered
+    with Store(db) as store:
+        rows = store.query("SELECT verify_status, finished_at FROM attempts "
+                           "WHERE generator = 'llm' ORDER BY id")
+        statuses = [store.scalar("SELECT status FROM artifacts WHERE id = ?", (a,))
+                    for a in rejected]
+    assert [r["verify_status"] for r in rows] == ["stopped", "stopped"]
+    assert all(r["finished_at"] for r in rows)
+    assert statuses == ["rejected", "rejected"]

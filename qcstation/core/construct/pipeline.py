@@ -56,6 +56,7 @@ from qcstation.core.construct.pipeline_records import (
     save_artifact,
     set_verified,
     start_attempt,
+    until_stopped,
     verify_limits,
 )
 from qcstation.core.construct.check.checks import (
@@ -78,8 +79,10 @@ DONE_STATUSES = USABLE_STATUSES
 # ---------------------------------------------------------------- the loop
 class Pipeline:
     def __init__(self, db_path: str | Path, cfg: Config, *, actor: str | None = None,
-                 progress: ProgressFn | None = None) -> None:
+                 progress: ProgressFn | None = None, cancel: Callable[[], bool] | None = None) -> None:
         self.db_path = Path(db_path)
+        #: asked between batches and rounds and with requests in flight: true stops the run
+        self.cancel = cancel or (lambda: False)
         self.cfg = cfg
         self.actor = actor or current_actor()
         self.progress = progress or (lambda done, total, msg: None)
@@ -234,7 +237,8 @@ class Pipeline:
             assert seed is not None
             by_dim.setdefault(row["dimension"], []).append(self._reject_job(seed, row["dimension"], row))
         for dim in _ordered(by_dim):
-            self._run_jobs(dim, by_dim[dim])
+            if not self._stop():
+                self._run_jobs(dim, by_dim[dim])
         self.store.event(self.actor, "generation.regenerate_rejected", "pipeline", None,
                          {"summary": self.summary.to_dict()["dimensions"]})
         return self.summary
@@ -381,6 +385,8 @@ class Pipeline:
         self._deferred = []
         try:
             for start in range(0, total, self.CHECK_BATCH):
+                if self._stop():
+                    break
                 for job in jobs[start:start + self.CHECK_BATCH]:
                     if self._guarded_rule_job(job) == "llm":
                         llm_jobs.append(job)
@@ -389,7 +395,7 @@ class Pipeline:
                 progress(done)
         finally:
             self._deferred = None
-        if llm_jobs:
+        if llm_jobs and not self._stop():
             self._llm_jobs(dim, llm_jobs, lambda n: progress(done + n))
 
     def _flush_checks(self, dim: str) -> list[Job]:
@@ -609,6 +615,8 @@ class Pipeline:
         window = max(self.LLM_WINDOW, 4 * int(model_cfg.concurrency))
         finished = 0
         for start in range(0, len(jobs), window):
+            if self._stop():
+                break
             part = jobs[start:start + window]
 
             def moved_on(n: int, before: int = finished) -> None:
@@ -628,7 +636,7 @@ class Pipeline:
         max_attempts = max(1, int(self.cfg.generation.max_attempts))
         finished = 0
         for round_no in range(1, max_attempts + 1):
-            if not pending:
+            if not pending or self._stop():
                 break
             batch, attempt_ids, mine = [], [], []
             for j in pending:
@@ -649,11 +657,16 @@ class Pipeline:
             async def _round() -> list[Any]:
                 client = LLMClient(model_cfg, store_path=self.db_path, purpose=f"generate:{dim}")
                 try:
-                    return await client.chat_many(batch)  # noqa: B023 (run in this iteration)
+                    return await until_stopped(client.chat_many(batch), self._stop)  # noqa: B023
                 finally:
                     await client.aclose()
 
             results = asyncio.run(_round())
+            if results is None:      # stopped with the requests in flight: the items stay as they were
+                for attempt_id in attempt_ids:
+                    finish_attempt(self.store, attempt_id, raw_output=None, verify_status="stopped",
+                                   parse_error="the run was stopped before the model replied")
+                return finished
             retry: list[Job] = []
             for job, attempt_id, res in zip(pending, attempt_ids, results):
                 self.summary.add_call(res)
@@ -669,9 +682,13 @@ class Pipeline:
             finished += len(pending) - len(retry)
             advance(finished)
             pending = retry
-        for _job in pending:
+        for _job in pending if not self.summary.stopped else ():
             self.summary.add(dim, "failed:attempts_exhausted")
         return finished
+
+    def _stop(self) -> bool:   # is the run to stop (cancel asked; true from then on)?
+        self.summary.stopped = self.summary.stopped or bool(self.cancel())
+        return self.summary.stopped
 
     def _accept_llm_output(self, job: Job, attempt_id: int, text: str, model: str) -> bool:
         dim, pv = job.dimension, prompt_version(job)
@@ -776,6 +793,7 @@ def run_verify(db_path: str | Path, cfg: Config, **kw: Any) -> PipelineSummary:
 
 
 def regenerate_rejected(db_path: str | Path, cfg: Config, *, actor: str | None = None,
-                        progress: ProgressFn | None = None) -> PipelineSummary:
-    with Pipeline(db_path, cfg, actor=actor, progress=progress) as p:
+                        progress: ProgressFn | None = None,
+                        cancel: Callable[[], bool] | None = None) -> PipelineSummary:
+    with Pipeline(db_path, cfg, actor=actor, progress=progress, cancel=cancel) as p:
         return p.regenerate_rejected()

@@ -247,3 +247,21 @@ def awaits_check(art: dict[str, Any]) -> bool:
     except ValueError:
         return False
     return isinstance(res, dict) and res.get("decided_by") == "clock"
+
+
+async def until_stopped(calls: Any, stop: Any, every_s: float = 0.1) -> Any:
+    """Await ``calls`` (a coroutine), asking ``stop()`` every ``every_s``; once it is true the
+    calls are cancelled and None is returned (a regeneration in the app is stopped by quitting:
+    it waited for the requests in flight, minutes against a server that never replies)."""
+    import asyncio
+    import contextlib
+
+    task = asyncio.ensure_future(calls)
+    while not task.done():
+        if stop():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return None
+        await asyncio.wait({task}, timeout=every_s)
+    return task.result()

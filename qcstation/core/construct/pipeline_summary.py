@@ -24,6 +24,8 @@ class PipelineSummary:
     # (calls that came with no token count); and their cost in USD (None: no price configured)
     usage: Counter[str] = field(default_factory=Counter)
     cost: float | None = None
+    #: stopped before its end (the pipeline's ``cancel``): the same run again resumes it
+    stopped: bool = False
 
     def add_call(self, result: Any) -> None:
         """Count one model call's result (a ChatResult, or the error it raised)."""

@@ -217,12 +217,14 @@ def fresh_rounds(store: Store, qc: QCConfig, dims: list[tuple[str, str]], *,
 
 def regenerate_rejects(db_path: str | Path, config: Config, *, actor: str,
                        progress: Callable[[int, int, str], None] | None = None,
-                       display: str | None = None) -> Regenerated:
+                       display: str | None = None,
+                       cancel: Callable[[], bool] | None = None) -> Regenerated:
     """Regenerate every rejected item (with the reviewers' reasons), then bring the
-    replacements back into their open samples (logged under ``display``, the name shown)."""
+    replacements back into their open samples (logged under ``display``, the name shown);
+    ``cancel``: asked as the run goes, true stops it (``summary.stopped``; the app's quit)."""
     from qcstation.core.construct.pipeline import regenerate_rejected
 
-    summary = regenerate_rejected(db_path, config, actor=actor, progress=progress)
+    summary = regenerate_rejected(db_path, config, actor=actor, progress=progress, cancel=cancel)
     with Store(db_path) as store:
         if display is not None:
             store.display_name = display

@@ -7,6 +7,9 @@ number there: how many times, or into how many parts. Such a given cannot also b
 * a place of the question that measures time, money, length, weight or volume ("less than 6
   minutes"): kids divided by minutes are no kids (GSM8K train 1909, whose "/ 6" is the
   question's "1/6 of the remaining kids");
+* a factor beside another amount of money in a product the line writes as money ("$200 x 5 =
+  $1000" where the 5 is bound to "$5 each"): money times money is no money
+  (:func:`_money_times_money`);
 * a term of a sum or difference of that very noun on another line ("5 + 2 = 7 rocks" for "spit
   two out"): one quantity cannot be both a number of rocks and a pure ratio of rocks to rocks
   (train 1796, whose "/ 2" is the question's "half").
@@ -220,7 +223,7 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
                 if type(t).__name__ == "Name" and str(t.name) in places:
                     terms.setdefault(str(t.name), []).append((step, res[1]))
     parts = _unit_fractions(question)
-    out: list[str] = []
+    out: list[str] = _money_times_money(steps, results, places, spans, question)
     for g, uses in pure.items():
         kind, noun, rate = places[g]
         for at, kept, divisor in uses:
@@ -257,3 +260,35 @@ def _unit_fractions(question: str) -> dict[Fraction, list[tuple[str, int, int]]]
 def _constant(name: str) -> bool:
     """A named constant or word given (k_..., w_...): a pure number of the question's words."""
     return name.startswith(("k_", "w_"))
+
+
+def _money_times_money(steps: list[tuple[str, Any, str]],
+                       results: Mapping[str, tuple[str | None, str, bool] | None],
+                       places: Mapping[str, tuple[str | None, str, bool]],
+                       spans: Mapping[str, tuple[int, int]], question: str) -> list[str]:
+    """A product of two givens whose places are amounts of money, whose result its line writes
+    as money: money times money is no amount of money, so one of them is no money there ("Total
+    sales for the day is $200 x 5 = $1000", where 5 is the 1/5 of a profit share, bound to "$5
+    each", the price of a cone: a variant moving the price would move the sales; GSM8K train).
+    Divisions are not read ("$1000 / $5" is a count), nor a count of bills ("four $10 bills": the
+    four is written with no "$" of its own)."""
+
+    def dollars(name: str) -> bool:
+        if name not in spans or places[name][:2] != ("money", "$"):
+            return False
+        a, b = spans[name]
+        return question[a:b].startswith("$") or question[max(0, a - 2):a].rstrip().endswith("$")
+
+    out: list[str] = []
+    for step, expr, _line in steps:
+        res = results.get(step)
+        if res is None or res[0] != "money":
+            continue
+        factors = _flat(expr, "*")
+        if factors is None or len(factors) < 2:
+            continue
+        money = [str(f.name) for f, inv in factors if not inv and type(f).__name__ == "Name" and dollars(str(f.name))]
+        if len(money) >= 2:
+            out.append(f"{money[0]} and {money[1]} are both amounts of money the question states, multiplied "
+                       f"in {step} into money: one of them is no amount of money there")
+    return out

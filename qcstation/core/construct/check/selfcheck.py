@@ -73,6 +73,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
@@ -498,10 +499,10 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
     return []
 
 
-def _roles(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
-    """``given-role`` flags of a formalization that stores its givens' places (rule-made)."""
-    from qcstation.core.construct.check.rolecheck import given_roles
-
+def _placed_flags(code: str, content: dict[str, Any], question: str, solution: str,
+                  read: Callable[..., list[str]]) -> list[Flag]:
+    """``code`` flags of a formalization that stores its givens' places (rule-made): what ``read``
+    (defs, values, givens, question, solution) finds, at most 5."""
     smt, givens = content.get("smtlib"), content.get("givens")
     if not isinstance(smt, str) or not isinstance(givens, list) or not question or not solution:
         return []
@@ -509,8 +510,15 @@ def _roles(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
     if parsed is None:
         return []
     defs, values, _ = parsed
-    return [Flag("given-role", "reasoning", m[:300])
-            for m in given_roles(defs, values, [g for g in givens if isinstance(g, dict)], question, solution)[:5]]
+    return [Flag(code, "reasoning", m[:300])
+            for m in read(defs, values, [g for g in givens if isinstance(g, dict)], question, solution)[:5]]
+
+
+def _roles(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
+    """``given-role`` flags of a formalization that stores its givens' places (rule-made)."""
+    from qcstation.core.construct.check.rolecheck import given_roles
+
+    return _placed_flags("given-role", content, question, solution, given_roles)
 
 
 def _stated(content: dict[str, Any], question: str) -> list[Flag]:
@@ -531,16 +539,7 @@ def _pure(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
     """``pure-factor`` flags of a formalization that stores its givens' places (rule-made)."""
     from qcstation.core.construct.check.purefactor import pure_factor_problems
 
-    smt, givens = content.get("smtlib"), content.get("givens")
-    if not isinstance(smt, str) or not isinstance(givens, list) or not question or not solution:
-        return []
-    parsed = _smt_definitions(smt)
-    if parsed is None:
-        return []
-    defs, values, _ = parsed
-    return [Flag("pure-factor", "reasoning", m[:300])
-            for m in pure_factor_problems(defs, values, [g for g in givens if isinstance(g, dict)],
-                                          question, solution)[:5]]
+    return _placed_flags("pure-factor", content, question, solution, pure_factor_problems)
 
 
 def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:

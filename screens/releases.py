@@ -23,6 +23,7 @@ from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.dialogs.confirm import ConfirmModal
 from qcstation.widgets.footer import KeyFooter
 from qcstation.widgets.row_table import RowTable
+from qcstation.widgets.bullets import Bullet
 from qcstation.widgets.labels import blocker_text
 
 DEFAULT_NAME = "smart"
@@ -297,12 +298,11 @@ class ReleasesScreen(QCScreen):
                               "are a curator. Press a to approve a release of it.",
                               style="green"))
             return
-        text = Text("A new release cannot be approved yet:", style="bold")
         has_model = self.qc_app.config.generator is not None
-        for blocker in self.blockers:
-            text.append("\n  • ")
-            text.append(blocker_text(blocker, has_model), style="")
-        panel.update(text)
+        # each blocker's wrapped lines under its words, not at column 0 (at 80 columns they
+        # read as lines of their own)
+        panel.update(Group(Text("A new release cannot be approved yet:", style="bold"),
+                           *(Bullet(blocker_text(b, has_model)) for b in self.blockers)))
 
     def _selected(self) -> rel.ReleaseInfo | None:
         table = self.query_one("#release_table", DataTable)

@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -50,6 +50,7 @@ from qcstation.core.review.step import (
     undo_step,
 )
 from qcstation.messages import GateUpdated, ReviewStepTaken
+from qcstation.widgets.bullets import Bullet
 from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
 from qcstation.widgets.labels import VERDICT_WORDS, blocker_text, gate_line, noun, title
 from qcstation.widgets.review_views import (ArtifactView, KeyedPane, SeedView, pane_title,
@@ -702,18 +703,20 @@ class ReviewScreen(QCScreen):
             text.append("Press Esc, then s on the dashboard to draw one.\n")
         text.append("\n")
         text.append(gate_line(self.gate, has_model=self._has_model) if self.gate is not None else "Checking the gate…")
+        parts: list[RenderableType] = [text]
+        after = Text()
         if self.gate is not None and not self.gate.passed:
-            for blocker in self.gate.blockers:
-                # as this session can act on it (walk9: '1 awaiting regeneration' with no
-                # model configured, where the line above said to fix or exclude it)
-                text.append("\n  • " + blocker_text(blocker, self._has_model))
+            # as this session can act on it (walk9: '1 awaiting regeneration' with no model
+            # configured, where the line above said to fix or exclude it); each blocker's
+            # wrapped lines under its words, not at column 0
+            parts += [Bullet(blocker_text(b, self._has_model)) for b in self.gate.blockers]
             if self.gate.open_rejects:
-                text.append("\n\nRejected items wait for a fix: Esc, then c opens the curator "
-                            "queue (e there fixes an item in place).")
-        text.append("\n\n" + ("p looks back at your decisions (a/x/k there change them); "
-                              if self.history else "") + "Esc returns to the dashboard.",
-                    style="dim")
-        self.query_one("#done_text", Static).update(text)
+                after.append("\nRejected items wait for a fix: Esc, then c opens the curator "
+                             "queue (e there fixes an item in place).\n")
+        after.append("\n" + ("p looks back at your decisions (a/x/k there change them); "
+                             if self.history else "") + "Esc returns to the dashboard.",
+                     style="dim")
+        self.query_one("#done_text", Static).update(Group(*parts, after))
 
 
 def sentence(words: str) -> str:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line, printable
+from qcstation.widgets.bullets import Bullet
 from qcstation.widgets.marked_list import MarkedOptionList
 from qcstation.widgets.labels import (blocker_text, bound_percent, next_step_text, noun_in,
                                       percent, sentence_case, title)
@@ -412,7 +413,7 @@ def render_gate_rules(dimensions: list[DimensionQC], *, has_model: bool = True) 
             continue
         parts.append(Text(gate.rule))
         for blocker in gate.blockers:
-            parts.append(Text.assemble(("  • ", "yellow"), blocker_text(blocker, has_model)))
+            parts.append(Bullet(blocker_text(blocker, has_model), Text("  • ", "yellow")))
     if not parts:
         parts.append(Text("No QC dimensions configured.", style="dim"))
     return Group(*parts)

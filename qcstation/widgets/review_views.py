@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.safe import one_line, printable
+from qcstation.widgets.bullets import Bullet
 from qcstation.widgets.labels import VERDICT_WORDS, noun, sentence_case
 
 if TYPE_CHECKING:
@@ -40,18 +41,13 @@ def _plain(value: Any) -> Text:
     return Text(printable(json.dumps(value, ensure_ascii=False, sort_keys=True)))
 
 
-def _bullets(values: Any) -> Text:
+def _bullets(values: Any) -> RenderableType:
+    """One bullet a value, its wrapped lines under its words (not at column 0)."""
     if isinstance(values, str):
         values = [values]
     if not values:
         return Text("  (none)", style=DIM)
-    lines = Text()
-    for n, value in enumerate(values):
-        if n:
-            lines.append("\n")
-        lines.append("  • ")
-        lines.append_text(_plain(value))
-    return lines
+    return Group(*(Bullet(_plain(value)) for value in values))
 
 
 def render_seed(item: ReviewItem) -> RenderableType:

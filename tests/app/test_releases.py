@@ -315,3 +315,51 @@ async def test_with_no_model_a_reject_blocks_as_a_fix_not_as_awaiting_regenerati
         assert ("1 rejected item without an accepted replacement (1 to fix in place or "
                 "exclude: c, the queue, from the dashboard; no model is configured" in blockers), \
             blockers
+
+
+def _bullet_blocks(text: str) -> list[list[str]]:
+    """The lines of each bullet ('  • ' and the lines up to the next bullet or blank line)."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("  • "):
+            current = [line]
+            blocks.append(current)
+        elif current is not None and line.strip():
+            current.append(line)
+        else:
+            current = None
+    return blocks
+
+
+async def test_a_blocker_wraps_under_its_words_at_80_columns(qc_db: Path) -> None:
+    """Issue 28 (walked at 80x24): a blocker longer than the panel wrapped back to column 0,
+    where its rest read as a line of its own (the releases panel, the review's end, the
+    dashboard's gate rules); its wrapped lines now start under its words."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    with Store(qc_db) as store:
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", reason="changes the answer")
+    pass_the_gate(qc_db)
+    app = curator_app(qc_db)
+    long_words = "no model is configured, so regenerating would make the same text"
+
+    def check(widget_id: str) -> None:
+        widget = app.screen.query_one(widget_id)
+        text = static_text(widget, width=widget.content_region.width)
+        blocks = _bullet_blocks(text)
+        wrapped = [b for b in blocks if long_words in flat("\n".join(b))]
+        assert wrapped and len(wrapped[0]) >= 2, text
+        for block in blocks:
+            for line in block[1:]:
+                assert line.startswith("    ") and line[4] != " ", (widget_id, text)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        check("#gate_rules")
+        await press_each(pilot, "r")
+        check("#done_text")
+        await press_each(pilot, "escape", "l")
+        check("#blockers")

@@ -146,3 +146,17 @@ def test_a_relative_pronoun_of_the_condition_is_no_asking_word(gsm8k: dict) -> N
     from qcstation.core.construct.make.keyinfo_draft import _goal
 
     assert _goal(["Tom has 3 cats.", "Of the girls, who has the most cats?"])[1] == "who has the most cats?"
+
+
+def test_a_bound_before_the_asking_word_is_the_goals() -> None:
+    """'If he spends $40 on sharpening, at least how many trees has he cut?' (held-out reading
+    read18): the known quantity read 'He spends $40 on sharpening, at least' and the goal lost its
+    'at least'. The bound belongs to what is asked."""
+    seed = {"question": "Ben cuts trees. For every 12 trees he cuts he sharpens his saw. It costs him $4 to "
+                        "sharpen his saw. If he spends $40 on sharpening, at least how many trees has he cut?",
+            "solution": "He sharpened 10 times because 40 / 4 = <<40/4=10>>10\n"
+                        "He has cut 120 trees because 10 x 12 = <<10*12=120>>120\n#### 120"}
+    f = _keyinfo(seed)
+    assert f["goal"] == "At least how many trees has he cut?"
+    assert "He spends $40 on sharpening" in f["known_quantities"]
+    assert not any("at least" in k for k in f["known_quantities"])

@@ -70,3 +70,18 @@ def test_a_written_value_the_step_may_compute_with_is_no_blank() -> None:
     # a name of no known value: nothing is told apart
     step = _step(BinOp("*", Name("x_unknown"), Name("g2")), 20)
     assert _own_value_written("He walks 20 miles", Fraction(20), step, [], given, "") == "He walks 20 miles"
+
+
+def test_the_clause_that_computes_the_value_describes_it_not_an_earlier_number_of_equal_value() -> None:
+    """'By buying 8 at once in order to get the discount, she can save $40-$32 = $8' (held-out
+    reading read18): the answer 8 is also the 8 shirts bought; the description kept the clause of
+    the shirts with its '?' ('By buying ? at once in order to get the discount') and cut the
+    clause that computes the saving."""
+    seed = {"question": "Each shirt costs $5, but there is a discount of 20% on the total cost for people who buy "
+                        "8 or more shirts at once. How much can she save by buying 8 shirts at once?",
+            "solution": "Without the discount, 8 shirts cost 8*$5 = $<<8*5=40>>40\n"
+                        "With a discount of 20% on the total cost, she pays $40-($40*(20/100)) = $<<40-(40*(20/100))=32>>32\n"
+                        "By buying 8 at once in order to get the discount, she can save $40-$32 = $8\n#### 8"}
+    f = _keyinfo(seed)
+    assert f["unknown_quantities"][-1] == "Q3: She can save ? (the value asked for)", f["unknown_quantities"]
+    assert f["relationships_and_constraints"][-1] == "Q3 = Q1 − Q2"

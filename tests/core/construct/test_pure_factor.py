@@ -224,3 +224,138 @@ def test_a_digit_unit_fraction_divides_not_a_measure_of_its_value() -> None:
     steps = [ln for ln in rule.smtlib.splitlines() if ln.startswith("(assert (= s")]
     assert steps[-1].endswith("w_1_4_parts)))"), steps[-1]
     assert "minutes" not in steps[-1]
+
+
+# -- a measure used as a pure number (issue 26.2, read17/read18): the check reads the units alone
+
+#: "every other day" halves the days; the 3 is "3 liters of water per minute"
+BATH_Q = ("Mara takes a 5-minute bath every other day for 6 weeks. Her tap runs 3 liters of water per "
+          "minute. How much water does she use in those 6 weeks?")
+BATH_S = ("There are 6*7=<<6*7=42>>42 days in those 6 weeks\n"
+          "That means she takes 42/2=<<42/2=21>>21 baths\n"
+          "So she bathes a total of 21*5=<<21*5=105>>105 minutes\n"
+          "So she uses 3*105=<<3*105=315>>315 liters of water\n#### 315")
+
+
+def _bath(two_bound_to_liters: bool) -> tuple[list[dict[str, Any]], list[tuple[str, Expr]]]:
+    """A hand-built binder's reading: the halving 2 bound to a given (a place of equal value) or
+    not; here the tap runs 2 liters so that the wrong binding is possible."""
+    q = BATH_Q.replace("3 liters", "2 liters")
+    givens = [_given(q, "g1_weeks", 6, "6"), _given(q, "g2_liters", 2, "2"), _given(q, "g3_minute", 5, "5"),
+              {"name": "k_days_per_week", "value": "7"}]
+    half = "g2_liters" if two_bound_to_liters else "k_every_other_day"
+    if not two_bound_to_liters:
+        givens.append({"name": half, "value": "2"})
+    steps: list[tuple[str, Expr]] = [
+        ("s1_days", BinOp("*", Name("g1_weeks"), Name("k_days_per_week"))),
+        ("s2_baths", BinOp("/", Name("s1_days"), Name(half))),
+        ("s3_minutes", BinOp("*", Name("s2_baths"), Name("g3_minute"))),
+        ("s4_liters", BinOp("*", Name("g2_liters"), Name("s3_minutes")))]
+    return givens, steps
+
+
+def test_days_divided_by_liters_count_no_baths() -> None:
+    q = BATH_Q.replace("3 liters", "2 liters")
+    s = BATH_S.replace("3*105=<<3*105=315>>315", "2*105=<<2*105=210>>210").replace("#### 315", "#### 210")
+    givens, steps = _bath(True)
+    defs, values = _defs(givens, steps)
+    found = pure_factor_problems(defs, values, givens, q, s)
+    assert len(found) == 1 and found[0].startswith("g2_liters divides day") and "count" in found[0], found
+    good, good_steps = _bath(False)
+    defs, values = _defs(good, good_steps)
+    assert pure_factor_problems(defs, values, good, q, s) == []
+
+
+def test_a_measure_dividing_a_measure_of_its_own_kind_or_named_is_not_flagged() -> None:
+    """Near misses: '45 ounces / 15 ounces = 3 bottles' (one kind: a count of bottles), and a line
+    that names the unit it divides by ('120 miles / 2 hours = 60 miles per hour': a rate)."""
+    q = "Ada drinks 45 ounces of juice. A bottle holds 15 ounces. How many bottles does she drink?"
+    s = "She drinks 45/15=<<45/15=3>>3 bottles.\n#### 3"
+    givens = [_given(q, "g1_ounces", 45, "45"), _given(q, "g2_ounces", 15, "15")]
+    defs, values = _defs(givens, [("s1_bottles", BinOp("/", Name("g1_ounces"), Name("g2_ounces")))])
+    assert pure_factor_problems(defs, values, givens, q, s) == []
+    q = "A car goes 120 miles in 2 hours. How many miles does it go each hour?"
+    s = "It goes 120 miles / 2 hours = <<120/2=60>>60 miles each hour.\n#### 60"
+    givens = [_given(q, "g1_miles", 120, "120"), _given(q, "g2_hours", 2, "2")]
+    defs, values = _defs(givens, [("s1_miles", BinOp("/", Name("g1_miles"), Name("g2_hours")))])
+    assert pure_factor_problems(defs, values, givens, q, s) == []
+
+
+#: "1/2 of what she spends" is undone by a 2; "two weeks ago" is a time (read18: such a 2 was
+#: bound to the weeks; another, "Two nights ago she read twice that many", to the nights)
+RENT_Q = ("Nia started a new job two weeks ago. Her rent is $900, 1/2 of what she spends on food. "
+          "How much does she spend on rent and food?")
+RENT_S = ("She spends 900*2 = $<<900*2=1800>>1800 on food.\n"
+          "In all she spends 900+1800 = $<<900+1800=2700>>2700.\n#### 2700")
+
+
+def _rent(two_bound_to_weeks: bool) -> tuple[list[dict[str, Any]], list[tuple[str, Expr]]]:
+    givens = [_given(RENT_Q, "g1", 900, "900")]
+    if two_bound_to_weeks:
+        givens.append(_given(RENT_Q, "g2_weeks", 2, "two"))
+        factor: Expr = Name("g2_weeks")
+    else:
+        givens.append(_given(RENT_Q, "g2", 1, "1/2"))
+        givens[-1]["value"] = "1/2"
+        factor = BinOp("/", Num(Fraction(1), "1"), Name("g2"))
+    steps: list[tuple[str, Expr]] = [("s1_food", BinOp("*", Name("g1"), factor)),
+                                     ("s2_total", BinOp("+", Name("g1"), Name("s1_food")))]
+    return givens, steps
+
+
+def test_a_time_undoing_the_questions_half_is_flagged() -> None:
+    givens, steps = _rent(True)
+    defs, values = _defs(givens, steps)
+    found = pure_factor_problems(defs, values, givens, RENT_Q, RENT_S)
+    assert len(found) == 1 and found[0].startswith("g2_weeks multiplies $ into $") and "'1/2'" in found[0], found
+    # so is a time bound where the question says "twice": "Two nights ago she read twice that many"
+    q = "Three nights ago Ann read 15 pages. Two nights ago she read twice that many. How many pages in all?"
+    s = "She read 15 x 2 = <<15*2=30>>30 pages two nights ago.\nIn all 15 + 30 = <<15+30=45>>45 pages.\n#### 45"
+    givens = [_given(q, "g1_pages", 15, "15"), _given(q, "g2_nights", 2, "Two")]
+    steps2: list[tuple[str, Expr]] = [("s1_pages", BinOp("*", Name("g1_pages"), Name("g2_nights"))),
+                                      ("s2_pages", BinOp("+", Name("g1_pages"), Name("s1_pages")))]
+    defs, values = _defs(givens, steps2)
+    found = pure_factor_problems(defs, values, givens, q, s)
+    assert len(found) == 1 and found[0].startswith("g2_nights multiplies page") and "'twice'" in found[0], found
+    givens[1] = {**_given(q, "w_twice", 2, "twice"), "name": "w_twice"}
+    steps2 = [("s1_pages", BinOp("*", Name("g1_pages"), Name("w_twice"))), steps2[1]]
+    defs, values = _defs(givens, steps2)
+    assert pure_factor_problems(defs, values, givens, q, s) == []
+    right, right_steps = _rent(False)
+    defs, values = _defs(right, right_steps)
+    assert pure_factor_problems(defs, values, right, RENT_Q, RENT_S) == []
+    # near miss: a rate the words name ("$900 a week ... for two weeks"): the weeks multiply on purpose
+    q = "Nia rents a room for two weeks. Her rent is $900 a week. How much rent does she pay?"
+    s = "She pays 900*2 = $<<900*2=1800>>1800 in rent.\n#### 1800"
+    givens = [_given(q, "g1", 900, "900"), _given(q, "g2_weeks", 2, "two")]
+    defs, values = _defs(givens, [("s1_rent", BinOp("*", Name("g1"), Name("g2_weeks")))])
+    assert pure_factor_problems(defs, values, givens, q, s) == []
+
+
+#: "every 3 laps he drinks 2 ounces"; "A 12 ounce bottle"
+LAPS_Q = ("Omar runs 36 laps. Every 3 laps he drinks 4 ounces of water. A 12 ounce bottle costs $2. "
+          "How much does he spend on water?")
+LAPS_S = ("He drinks 36/3=<<36/3=12>>12 times.\n"
+          "He drinks 48 ounces of water because 12 x 4 = <<12*4=48>>48\n"
+          "He needs 4 bottles because 48 / 12 = <<48/12=4>>4\n"
+          "He spends $8 because 4 x 2 = <<4*2=8>>8\n#### 8")
+
+
+def test_ounces_times_ounces_are_no_ounces() -> None:
+    """A binder that ties the first 12 of '12 x 4' to 'A 12 ounce bottle' (and the bottle's 12 to
+    the 12 times): two measures of one kind multiplied into that kind."""
+    givens = [_given(LAPS_Q, "g1_laps", 36, "36"), _given(LAPS_Q, "g2_laps", 3, "3"),
+              _given(LAPS_Q, "g3_ounces", 4, "4"), _given(LAPS_Q, "g4_ounce", 12, "12"), _given(LAPS_Q, "g5", 2, "2")]
+
+    def steps(swapped: bool) -> list[tuple[str, Expr]]:
+        first, second = ("g4_ounce", "s1_times") if swapped else ("s1_times", "g4_ounce")
+        return [("s1_times", BinOp("/", Name("g1_laps"), Name("g2_laps"))),
+                ("s2_ounces", BinOp("*", Name(first), Name("g3_ounces"))),
+                ("s3_bottles", BinOp("/", Name("s2_ounces"), Name(second))),
+                ("s4_money", BinOp("*", Name("s3_bottles"), Name("g5")))]
+
+    defs, values = _defs(givens, steps(True))
+    found = pure_factor_problems(defs, values, givens, LAPS_Q, LAPS_S)
+    assert any("g4_ounce and g3_ounces" in f and "weight" in f for f in found), found
+    defs, values = _defs(givens, steps(False))
+    assert pure_factor_problems(defs, values, givens, LAPS_Q, LAPS_S) == []

@@ -5,14 +5,22 @@ rate named ("Dennis had 10/2 = 5 rocks left" of "10 rocks"; "24 kids / 6 = 4 kid
 number there: how many times, or into how many parts. Such a given cannot also be
 
 * a place of the question that measures time, money, length, weight or volume ("less than 6
-  minutes"): kids divided by minutes are no kids (GSM8K train 1909, whose "/ 6" is the
-  question's "1/6 of the remaining kids");
-* a factor beside another amount of money in a product the line writes as money ("$200 x 5 =
-  $1000" where the 5 is bound to "$5 each"): money times money is no money
-  (:func:`_money_times_money`);
+  minutes") while the question writes its value as a unit fraction ("1/6 of") or, for a factor,
+  as a word that multiplies ("twice", "3 times") or a unit fraction it undoes ("$1200, 1/2 of what
+  she spent": "1200*2"), at a place no given of that value holds: kids divided by minutes are no
+  kids (GSM8K train 1909, whose "/ 6" is the question's "1/6 of the remaining kids"; train 3667,
+  "Two nights ago she read twice that many pages": "15 x 2" bound to the nights);
+* a factor beside another amount of money (or weight, or volume, with no rate named) in a
+  product the line writes as that kind ("$200 x 5 = $1000" where the 5 is bound to "$5 each";
+  "45 ounces of water because 15 x 3", the 15 times bound to "A 15 ounce bottle"): money times
+  money is no money (:func:`_money_times_money`);
 * a term of a sum or difference of that very noun on another line ("5 + 2 = 7 rocks" for "spit
   two out"): one quantity cannot be both a number of rocks and a pure ratio of rocks to rocks
   (train 1796, whose "/ 2" is the question's "half").
+
+A quotient of two measures of different kinds that its line writes as a count with no rate
+("28 days / 2 = 14 showers", the 2 bound to "2 gallons of water per minute" where "every other
+day" halves the days) divides by no measure there (:func:`_count_of_measures`).
 
 The reading shares nothing with the binder (:mod:`qcstation.core.construct.make.rules.binding`):
 only the formalization's terms, each given's place (its span, stored with it), the step lines and
@@ -69,7 +77,7 @@ def _flat(e: Any, op: str, depth: int = 0) -> list[tuple[Any, bool]] | None:
 
 def _rate_after(tail: str) -> bool:
     """Does ``tail`` (the text right after a number) name a rate before its clause ends?"""
-    stop = _BREAK.search(tail, 1)
+    stop = _BREAK.search(tail)
     m = _RATE.match(tail[: stop.start()] if stop else tail[:40])
     return m is not None
 
@@ -117,14 +125,16 @@ def _written_words(line: str, value: Fraction) -> tuple[str | None, str, bool] |
 
 
 def pure_factor_problems(defs: Mapping[str, Any], values: Mapping[str, Fraction],
-                         givens: Iterable[Mapping[str, Any]], question: str, solution: str) -> list[str]:
+                         givens: Iterable[Mapping[str, Any]], question: str, solution: str,
+                         tied: frozenset[Fraction] = frozenset()) -> list[str]:
     """Why a given that a step uses as a pure number (see the module docstring) is bound to a
     place it cannot be; [] when nothing is found. ``defs``: every name's term (givens and named
     constants as numbers, steps as terms of earlier names), ``values``: every name's value,
     ``givens``: name, value and span of each. Each step is read on the solution line that
     computes its value from its operands (:func:`~qcstation.core.reading.words.step_line`), not
-    on any line a rule chose."""
-    givens = list(givens)
+    on any line a rule chose. A given whose value is ``tied`` (its places tied to its uses by order,
+    for key information, which writes it by value whichever place it is) is not read."""
+    givens = [g for g in givens if not tied or values.get(str(g.get("name"))) not in tied]
     given_names = {str(g.get("name")) for g in givens}
     read = solution_lines(solution)
     raw = solution[:MAX_TEXT].splitlines()
@@ -177,8 +187,12 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
                 and 0 <= span[0] <= span[1] <= len(question):
             places[str(given["name"])] = _words_of(question, span[0], span[1])
             spans[str(given["name"])] = (span[0], span[1])
-    results: dict[str, tuple[str | None, str, bool] | None] = {
-        name: _result_words(line, values[name]) for name, _e, line in steps}
+    # the words after '= <value>', else where the line states the value in its prose ("He will drink
+    # 45 ounces of water because 15 x 3 = 45")
+    results: dict[str, tuple[str | None, str, bool] | None] = {}
+    for name, _e, line in steps:
+        found = _result_words(line, values[name])
+        results[name] = found if found is not None and found[1] else (_written_words(line, values[name]) or found)
 
     def words(name_or_num: Any, line: str) -> tuple[str | None, str, bool] | None:
         kind = type(name_or_num).__name__
@@ -193,6 +207,7 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
 
     #: given -> (step, noun kept, is the divisor) where it is a pure number
     pure: dict[str, list[tuple[str, str, bool]]] = {}
+    out: list[str] = []
     terms: dict[str, list[tuple[str, str]]] = {}  # given -> (step, noun of the sum) where it is a term
     for step, expr, line in steps:
         res = results.get(step)
@@ -216,6 +231,8 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
                 if written is not None and written[1] == places[g][1] and places[g][0] in MEASURED:
                     continue  # the line names the unit it divides by, as the place does: a rate ("/ 2 hours")
                 pure.setdefault(g, []).append((step, res[1], inv))
+            if len(named) == 2 and len(factors) == 2:
+                out.extend(_count_of_measures(step, named, words, line, res))
             continue
         terms_of = _flat(expr, "+")
         if terms_of is not None and len(terms_of) > 1 and res[0] != "percent":
@@ -223,7 +240,8 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
                 if type(t).__name__ == "Name" and str(t.name) in places:
                     terms.setdefault(str(t.name), []).append((step, res[1]))
     parts = _unit_fractions(question)
-    out: list[str] = _money_times_money(steps, results, places, spans, question)
+    multipliers = _multipliers(question)
+    out.extend(_money_times_money(steps, results, places, spans, question))
     for g, uses in pure.items():
         kind, noun, rate = places[g]
         for at, kept, divisor in uses:
@@ -232,12 +250,59 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
                 out.append(f"{g} divides {kept} into {kept} in {at}, as the question's {fractions[0][0]!r} does, "
                            f"but it is bound to another place ({noun or 'no noun'!r})")
                 break
+            # (a word another given of this value already stands for is taken: "forgot twice" bound to
+            # w_twice leaves the "84 * 2" of "two weeks" to the weeks)
+            worded = [w for w, a, b in [*fractions, *multipliers.get(values.get(g), [])]
+                      if not any(a < e and s < b for n, (s, e) in spans.items()
+                                 if n == g or values.get(n) == values.get(g))]
+            if not divisor and worded and kind in MEASURED and not rate:
+                # "Her rent was $1200, 1/2 of what she spent on food" / "1200*2 = $2400 on food": the 2
+                # undoes the question's 1/2, never "two weeks ago"; "Two nights ago she read twice that
+                # many pages" / "15 x 2": the 2 is "twice", never the nights
+                out.append(f"{g} multiplies {kept} into {kept} in {at}, as the question's {worded[0]!r} does, "
+                           f"but it is bound to a measure of {kind} ({noun!r})")
+                break
             clash = [t for t, n in terms.get(g, []) if n == kept]
             if clash:
                 out.append(f"{g} is a pure number in {at} ({kept} into {kept}) and a number of {kept} in "
                            f"{clash[0]}: one given in two roles")
                 break
     return out
+
+
+#: the kinds :func:`_money_times_money` reads
+_PRODUCT_KINDS = frozenset({"money", "weight", "volume"})
+#: a word that multiplies ("twice", "double", "three times") and its value
+_MULTIPLIER = re.compile(r"\b(?:(twice|double[sd]?)|(triple[sd]?|thrice)|(quadruple[sd]?)|(\d{1,3}|two|three|four|five"
+                         r"|six|seven|eight|nine|ten)\s+times)\b", re.I)
+_SMALL = {w: i for i, w in enumerate("two three four five six seven eight nine ten".split(), 2)}
+#: a result noun that is a rate ("60 mph")
+_RATE_NOUNS = frozenset({"mph", "mpg", "kph", "kmh", "wpm", "rpm", "bpm", "gpm"})
+
+
+def _count_of_measures(step: str, named: list[tuple[Any, bool]],
+                       words: Any, line: str, res: tuple[str | None, str, bool]) -> list[str]:
+    """A quotient of two measures of different kinds that the line writes as a count with no rate
+    ("28 days / 2 = 14 showers" where the 2 is bound to "2 gallons of water per minute", and the
+    question's "every other day" halves the days): days divided by gallons count no showers, so
+    the divisor is no measure there. Only a quotient of exactly two named operands whose words
+    are both read, the divisor a given's place."""
+    (a, a_inv), (b, b_inv) = named
+    if a_inv == b_inv:
+        return []
+    num, den = (b, a) if a_inv else (a, b)
+    top, bottom = words(num, line), words(den, line)
+    if top is None or bottom is None or not top[1] or not bottom[1]:
+        return []
+    den_name = str(den.name)
+    if not den_name.startswith("g") or res[0] is not None or res[2] or res[1].lower() in _RATE_NOUNS \
+            or top[0] not in MEASURED \
+            or bottom[0] not in MEASURED or top[0] == bottom[0] or res[1] in (top[1], bottom[1]):
+        return []
+    if re.search(rf"\b{re.escape(bottom[1])}", line[:MAX_LINE], re.I):
+        return []  # the line names the divisor's unit: it divides by that measure on purpose
+    return [f"{den_name} divides {top[1]} ({top[0]}) into a count of {res[1]} in {step}, but it is bound to a "
+            f"measure of {bottom[0]} ({bottom[1]!r}): {top[0]} divided by {bottom[0]} counts no {res[1]}"]
 
 
 _ORDINALS = {w: i for i, w in enumerate("half third fourth fifth sixth seventh eighth ninth tenth".split(), 2)}
@@ -257,6 +322,16 @@ def _unit_fractions(question: str) -> dict[Fraction, list[tuple[str, int, int]]]
     return out
 
 
+def _multipliers(question: str) -> dict[Fraction, list[tuple[str, int, int]]]:
+    """The value of each word that multiplies the question writes ("twice", "3 times"), with its span."""
+    out: dict[Fraction, list[tuple[str, int, int]]] = {}
+    for m in _MULTIPLIER.finditer(question[:MAX_TEXT]):
+        n = m.group(4)
+        v = 2 if m.group(1) else 3 if m.group(2) else 4 if m.group(3) else int(n) if n.isdigit() else _SMALL[n.lower()]
+        out.setdefault(Fraction(v), []).append((m.group(0), m.start(), m.end()))
+    return out
+
+
 def _constant(name: str) -> bool:
     """A named constant or word given (k_..., w_...): a pure number of the question's words."""
     return name.startswith(("k_", "w_"))
@@ -266,29 +341,40 @@ def _money_times_money(steps: list[tuple[str, Any, str]],
                        results: Mapping[str, tuple[str | None, str, bool] | None],
                        places: Mapping[str, tuple[str | None, str, bool]],
                        spans: Mapping[str, tuple[int, int]], question: str) -> list[str]:
-    """A product of two givens whose places are amounts of money, whose result its line writes
-    as money: money times money is no amount of money, so one of them is no money there ("Total
-    sales for the day is $200 x 5 = $1000", where 5 is the 1/5 of a profit share, bound to "$5
-    each", the price of a cone: a variant moving the price would move the sales; GSM8K train).
-    Divisions are not read ("$1000 / $5" is a count), nor a count of bills ("four $10 bills": the
-    four is written with no "$" of its own)."""
+    """A product of two givens whose places are measures of one kind (money; weight or volume with
+    no rate named), whose result its line writes as that kind: money times money is no amount of money,
+    so one of them is no money there ("Total sales for the day is $200 x 5 = $1000", where 5 is
+    the 1/5 of a profit share, bound to "$5 each", the price of a cone: a variant moving the price
+    would move the sales; GSM8K train 3660), nor are ounces times ounces ounces ("He will drink 45
+    ounces of water because 15 x 3", the 15 bound to "A 15 ounce bottle" where it is the 15 times
+    he drinks; train 2041). Divisions are not read ("$1000 / $5" is a count), nor a count of bills
+    ("four $10 bills": the four is written with no "$" of its own), nor a place or result that
+    names a rate ("2 gallons per minute"), nor a result that names no kind ("40 cubic feet"). Times
+    and lengths are not read: "3 days x 8 hours/day = 24 hours" leaves its rate to the line, and an
+    area is often written in feet ("10 feet * 25 feet = 250 feet")."""
 
-    def dollars(name: str) -> bool:
-        if name not in spans or places[name][:2] != ("money", "$"):
-            return False
+    def measure(name: str) -> str | None:
+        if name not in spans or places[name][0] not in _PRODUCT_KINDS:
+            return None
+        if places[name][0] != "money":
+            return None if places[name][2] else places[name][0]
         a, b = spans[name]
-        return question[a:b].startswith("$") or question[max(0, a - 2):a].rstrip().endswith("$")
+        dollars = places[name][1] == "$" and (question[a:b].startswith("$")
+                                              or question[max(0, a - 2):a].rstrip().endswith("$"))
+        return "money" if dollars else None
 
     out: list[str] = []
     for step, expr, _line in steps:
         res = results.get(step)
-        if res is None or res[0] != "money":
+        if res is None or res[0] not in _PRODUCT_KINDS or (res[2] and res[0] != "money"):
             continue
         factors = _flat(expr, "*")
         if factors is None or len(factors) < 2:
             continue
-        money = [str(f.name) for f, inv in factors if not inv and type(f).__name__ == "Name" and dollars(str(f.name))]
-        if len(money) >= 2:
-            out.append(f"{money[0]} and {money[1]} are both amounts of money the question states, multiplied "
-                       f"in {step} into money: one of them is no amount of money there")
+        same = [str(f.name) for f, inv in factors if not inv and type(f).__name__ == "Name"
+                and measure(str(f.name)) == res[0]]
+        if len(same) >= 2:
+            what = "amounts of money" if res[0] == "money" else f"measures of {res[0]}"
+            out.append(f"{same[0]} and {same[1]} are both {what} the question states, multiplied "
+                       f"in {step} into {res[0]}: one of them is no such measure there")
     return out

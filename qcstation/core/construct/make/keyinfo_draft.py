@@ -53,6 +53,7 @@ _IF_UNLESS = re.compile(r"(?:if|unless)\s", re.I)
 _AND_NUMBER_PHRASE = re.compile(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}|and\s+\$?\d[\d,./]*%?\s+(?:more|fewer|less"
                                 r"|as\s+(?:many|much))\s[^,;:]*\b(?:than|as)\b[^,;:]*", re.I)
 _LEAD_PREP = re.compile(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", re.I)
+_LEAD_BOUND = re.compile(r"(?:^|[\s,])(at least|at most|approximately|roughly|exactly)$", re.I)
 _ASK_CONDITION = re.compile(r"(?<!\s)\s+(?:if|when|given that|assuming)\s+", re.I)
 _RELATIVE_TAIL = re.compile(r",\s+(?:who|which|whose)\b[^,]*$", re.I)
 _CONDITION_CLAUSE = re.compile(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", re.I)
@@ -219,6 +220,7 @@ def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
         lead = goal_sentence[: m.start()].strip(" ,;:")
         ask = goal_sentence[m.start():]
         prep = None if re.search(r"[,;:]\s*$", goal_sentence[:m.start()]) else _LEAD_PREP.search(lead)  # "in, how"
+        prep = prep or _LEAD_BOUND.search(lead)  # "If he spends $35, at least how many trees ...": of the goal
         if prep:
             ask = prep.group(1) + " " + ask
             lead = lead[: prep.start(1)].strip(" ,;:")

@@ -10,7 +10,8 @@ month" for a rate whose money sign went, a rate multiplied by a count of what it
 without it), the blank after a sentence asking how many labelled by it; an opening phrase that
 writes a word given as a number before another noun than the question's ("To make 4 brownies"
 for "a quadruple batch") cut, and the value asked for said of the person whose age the question
-asks. Anything else is left as written.
+asks. Anything else is left as written. Also the two sides of the equation an algebra step asserts
+(:func:`equation_sides`), which :mod:`.unknowns` relates by.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["lone_blank", "mended", "restored_words", "said_by_question", "words_before_result", "written_units"]
+__all__ = ["equation_sides", "lone_blank", "mended", "restored_words", "said_by_question", "words_before_result", "written_units"]
 
 
 #: a sentence that says what the step's value is ("The cost of the house is 3/4 of the total
@@ -251,3 +252,29 @@ def _per_time_converted(desc: str, expr: Any) -> str:
     if re.search(r"\b(?:a|per|each)\s+(?:second|minute|hour|day|week|month|year)\b", desc[:said.start()]):
         return desc
     return desc[:said.start()] + f"{said.group(1)}{said.group(2)} {long}" + desc[said.end():]
+
+
+def equation_sides(st: Any) -> tuple[Any, Any] | None:
+    """The two sides of the equation a step asserts (the ``gsm8k-algebra`` rule's unknown:
+    ``(= (+ x x g1) g2)``), or None."""
+    from qcstation.common.errors import QCStationError
+    from qcstation.core.construct.make.notation import _term
+    from qcstation.core.verify.smtlib import SList, Token, parse_script
+
+    sexpr = str(getattr(st, "sexpr", "") or "")
+    if not sexpr.startswith("(= ") or len(sexpr) > 4000:
+        return None
+    names = sorted(set(_SYMBOL.findall(sexpr)))
+    try:
+        script = parse_script("".join(f"(declare-const {n} Real)\n" for n in names) + f"(assert {sexpr})\n")
+        node = script.commands[-1].node.items[1]
+        if not (isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token)
+                and node.items[0].text == "="):
+            return None
+        consts = {n: "Real" for n in names}
+        return _term(node.items[1], consts), _term(node.items[2], consts)
+    except (QCStationError, ValueError, IndexError, AttributeError, RecursionError):
+        return None
+
+
+_SYMBOL = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")

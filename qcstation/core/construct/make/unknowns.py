@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
-from qcstation.core.construct.make.unknown_forms import lone_blank, mended, restored_words, words_before_result
+from qcstation.core.construct.make.unknown_forms import equation_sides as _equation, lone_blank, mended, restored_words, \
+    words_before_result
 from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, claim_states_result, letters_unused,
                                                          descriptions_true_to_question, own_sentences,
                                                          told_apart, worded_expr)
@@ -308,32 +309,6 @@ def _value_of(text: str) -> Fraction | None:
         return None
 
 
-def _equation(st: Any) -> tuple[Any, Any] | None:
-    """The two sides of the equation a step asserts (the ``gsm8k-algebra`` rule's unknown:
-    ``(= (+ x x g1) g2)``), or None."""
-    from qcstation.common.errors import QCStationError
-    from qcstation.core.construct.make.notation import _term
-    from qcstation.core.verify.smtlib import SList, Token, parse_script
-
-    sexpr = str(getattr(st, "sexpr", "") or "")
-    if not sexpr.startswith("(= ") or len(sexpr) > 4000:
-        return None
-    names = sorted(set(_SYMBOL.findall(sexpr)))
-    try:
-        script = parse_script("".join(f"(declare-const {n} Real)\n" for n in names) + f"(assert {sexpr})\n")
-        node = script.commands[-1].node.items[1]
-        if not (isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token)
-                and node.items[0].text == "="):
-            return None
-        consts = {n: "Real" for n in names}
-        return _term(node.items[1], consts), _term(node.items[2], consts)
-    except (QCStationError, ValueError, IndexError, AttributeError, RecursionError):
-        return None
-
-
-_SYMBOL = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
-
-
 @dataclass(frozen=True)
 class _Blank:
     """What a '?' of a description hides: its value (None: several), whether it stands for a
@@ -541,7 +516,14 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
         first, second = marks[said_again[0]][1], marks[said_again[1]][0]
         starts = [m.start() for m in _CLAUSE_START.finditer(desc, first, second)]
         main = _MAIN_AFTER_PREMISE.match(desc, first) if _PREMISE_OPENS.match(desc) else None
-        if starts:
+        rest = desc[starts[-1]:].lstrip(",;: ") if starts else ""
+        glued = re.match(r"[A-Za-z%-]", desc[marks[said_again[0]][1]:])  # "the ?st period", "At ?pm", "a ?-person cake"
+        if starts and [blanks[marks[k][2]].kind for k in said_again] == ["written", "result"] \
+                and (own in stated or glued) and not re.match(r"(?:because|since|as)\b", rest, re.I):
+            # "By buying 3 at once ..., she can save $30-$27 = $3" (train 1942): the computing clause
+            # says it; the question's 3 (pairs), or an index glued to its word, is no saying of it again
+            head = len(desc) - len(rest)
+        elif starts:
             cut = starts[-1]
         elif main is not None and main.end() <= second:
             # "Since 100 cents = $1 she spends $1 everyday" (359): the premise (a unit's

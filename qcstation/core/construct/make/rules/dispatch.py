@@ -205,7 +205,8 @@ def check_independently(result: RuleResult, question: str, solution: str,
         # a given a step uses as a pure number, read from the units of the lines alone (check.purefactor)
         from qcstation.core.construct.check.purefactor import pure_factor_problems
 
-        problems = [f"pure-factor: {m}" for m in pure_factor_problems(defs, values, result.givens, question, solution)]
+        problems = [f"pure-factor: {m}" for m in pure_factor_problems(defs, values, result.givens, question, solution,
+                                                                       tied)]
     if not problems:
         problems = [f"given-place: {m}" for m in _one_place_twice(result)]
     if not problems:

@@ -252,7 +252,7 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
                 break
             # (a word another given of this value already stands for is taken: "forgot twice" bound to
             # w_twice leaves the "84 * 2" of "two weeks" to the weeks)
-            worded = [w for w, a, b in [*fractions, *multipliers.get(values.get(g), [])]
+            worded = [w for w, a, b in [*fractions, *(multipliers.get(values[g], []) if g in values else [])]
                       if not any(a < e and s < b for n, (s, e) in spans.items()
                                  if n == g or values.get(n) == values.get(g))]
             if not divisor and worded and kind in MEASURED and not rate:

@@ -458,7 +458,6 @@ class FastChecks:
 
     def __init__(self, parent: Parent) -> None:
         gs = parent.givens
-        self.parent = parent
         self.givens = [(g.name, g.value, g.style.scale) for g in gs]
         written = [g.value * g.style.scale for g in gs]
         self.pairs = [(i, j, written[i] < written[j]) for i in range(len(gs))

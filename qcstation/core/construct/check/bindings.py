@@ -734,22 +734,25 @@ def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
         if _is_given(expr):
             continue
         found: list[Fraction] = []
-
-        def walk(e: Any, depth: int = 0) -> None:
-            if depth > 200:
-                return
-            k = _kind(e)
-            if k == "Num":
-                if e.value not in (0, 1):
-                    found.append(e.value)  # noqa: B023 (walk runs within this iteration)
-            elif k == "Neg":
-                walk(e.operand, depth + 1)
-            elif k == "BinOp":
-                walk(e.left, depth + 1)
-                walk(e.right, depth + 1)
-
-        walk(expr)
+        _literals_in(expr, 0, found)
         if found:
             out[name] = found
     return out
+
+
+def _literals_in(e: Any, depth: int, found: list[Fraction]) -> None:
+    """For :func:`step_literals`
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    if depth > 200:
+        return
+    k = _kind(e)
+    if k == "Num":
+        if e.value not in (0, 1):
+            found.append(e.value)
+    elif k == "Neg":
+        _literals_in(e.operand, depth + 1, found)
+    elif k == "BinOp":
+        _literals_in(e.left, depth + 1, found)
+        _literals_in(e.right, depth + 1, found)
 

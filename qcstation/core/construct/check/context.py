@@ -214,19 +214,22 @@ def _by_sentence(expr: Any, given: str, places: list[Occurrence], occurrences: l
 def one_sum_or_product(expr: Any) -> bool:
     """Is ``expr`` one bare sum or one bare product ("3 * 3", "2 + 4 + 2")?"""
     ops: set[str] = set()
-
-    def walk(e: Any, depth: int = 0) -> None:
-        op = getattr(e, "op", None)
-        if op is None or depth > 200:
-            if e.__class__.__name__ == "Neg":
-                ops.add("neg")
-            return
-        ops.add(op)
-        walk(e.left, depth + 1)
-        walk(e.right, depth + 1)
-
-    walk(expr)
+    _ops_in(expr, 0, ops)
     return ops in ({"*"}, {"+"})
+
+
+def _ops_in(e: Any, depth: int, ops: set[str]) -> None:
+    """For :func:`one_sum_or_product`
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    op = getattr(e, "op", None)
+    if op is None or depth > 200:
+        if e.__class__.__name__ == "Neg":
+            ops.add("neg")
+        return
+    ops.add(op)
+    _ops_in(e.left, depth + 1, ops)
+    _ops_in(e.right, depth + 1, ops)
 
 
 def swap_invariant(expr: Any, same: list[str]) -> bool:

@@ -115,34 +115,38 @@ def _cancelled(expr: Any) -> set[str]:
     ("(x / g) * g"): a chain's numerator and denominator factors, read through nested products
     and quotients; a sum or a negation starts a chain of its own."""
     out: set[str] = set()
-
-    def factors(e: Any, depth: int) -> tuple[list[str], list[str]]:
-        kind = type(e).__name__
-        if depth < _DEPTH and kind == "BinOp" and e.op in ("*", "/"):
-            ln, ld = factors(e.left, depth + 1)
-            rn, rd = factors(e.right, depth + 1)
-            return (ln + rn, ld + rd) if e.op == "*" else (ln + rd, ld + rn)
-        name = getattr(e, "name", None)
-        if kind == "Name" and isinstance(name, str):
-            return [name], []
-        walk(e, depth + 1)
-        return [], []
-
-    def walk(e: Any, depth: int) -> None:
-        if depth > _DEPTH:
-            return
-        kind = type(e).__name__
-        if kind == "BinOp" and e.op in ("*", "/"):
-            num, den = factors(e, depth)
-            out.update(set(num) & set(den))
-        elif kind == "BinOp":
-            walk(e.left, depth + 1)
-            walk(e.right, depth + 1)
-        elif kind == "Neg":
-            walk(e.operand, depth + 1)
-
-    walk(expr, 0)
+    _cancelled_in(expr, 0, out)
     return out
+
+
+def _chain_factors(e: Any, depth: int, out: set[str]) -> tuple[list[str], list[str]]:
+    """For :func:`_cancelled`: a chain's numerator and denominator names; what is cancelled in
+    the terms it does not read as factors goes onto ``out`` (a function of the module: a closure
+    that calls itself is a reference cycle, which only the cyclic garbage collector frees)."""
+    kind = type(e).__name__
+    if depth < _DEPTH and kind == "BinOp" and e.op in ("*", "/"):
+        ln, ld = _chain_factors(e.left, depth + 1, out)
+        rn, rd = _chain_factors(e.right, depth + 1, out)
+        return (ln + rn, ld + rd) if e.op == "*" else (ln + rd, ld + rn)
+    name = getattr(e, "name", None)
+    if kind == "Name" and isinstance(name, str):
+        return [name], []
+    _cancelled_in(e, depth + 1, out)
+    return [], []
+
+
+def _cancelled_in(e: Any, depth: int, out: set[str]) -> None:
+    if depth > _DEPTH:
+        return
+    kind = type(e).__name__
+    if kind == "BinOp" and e.op in ("*", "/"):
+        num, den = _chain_factors(e, depth, out)
+        out.update(set(num) & set(den))
+    elif kind == "BinOp":
+        _cancelled_in(e.left, depth + 1, out)
+        _cancelled_in(e.right, depth + 1, out)
+    elif kind == "Neg":
+        _cancelled_in(e.operand, depth + 1, out)
 
 
 def _split_place(terms: list[Any], name: str, v: Fraction, values: Mapping[str, Fraction],
@@ -176,28 +180,32 @@ def _other_place_given(name: str, v: Fraction, defs: Mapping[str, Any], values: 
 def _chains(expr: Any) -> list[tuple[str, list[Any]]]:
     """Every maximal chain of one operator (``*`` or ``+``) in a term, with its operands."""
     out: list[tuple[str, list[Any]]] = []
-
-    def flat(e: Any, op: str, depth: int) -> list[Any]:
-        if depth < _DEPTH and type(e).__name__ == "BinOp" and e.op == op:
-            return flat(e.left, op, depth + 1) + flat(e.right, op, depth + 1)
-        return [e]
-
-    def walk(e: Any, parent: str | None, depth: int) -> None:
-        if depth > _DEPTH:
-            return
-        kind = type(e).__name__
-        if kind == "Neg":
-            walk(e.operand, None, depth + 1)
-            return
-        if kind != "BinOp":
-            return
-        if e.op in ("*", "+") and e.op != parent:
-            out.append((e.op, flat(e, e.op, 0)))
-        walk(e.left, e.op, depth + 1)
-        walk(e.right, e.op, depth + 1)
-
-    walk(expr, None, 0)
+    _chains_in(expr, None, 0, out)
     return out
+
+
+def _flat(e: Any, op: str, depth: int) -> list[Any]:
+    """The operands of the chain of ``op`` at ``e``
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    if depth < _DEPTH and type(e).__name__ == "BinOp" and e.op == op:
+        return _flat(e.left, op, depth + 1) + _flat(e.right, op, depth + 1)
+    return [e]
+
+
+def _chains_in(e: Any, parent: str | None, depth: int, out: list[tuple[str, list[Any]]]) -> None:
+    if depth > _DEPTH:
+        return
+    kind = type(e).__name__
+    if kind == "Neg":
+        _chains_in(e.operand, None, depth + 1, out)
+        return
+    if kind != "BinOp":
+        return
+    if e.op in ("*", "+") and e.op != parent:
+        out.append((e.op, _flat(e, e.op, 0)))
+    _chains_in(e.left, e.op, depth + 1, out)
+    _chains_in(e.right, e.op, depth + 1, out)
 
 
 def _sentence(q: str, a: int, b: int) -> str:

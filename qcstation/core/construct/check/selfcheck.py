@@ -230,7 +230,6 @@ def _named_as_result(v: Fraction, question: str, solution: str) -> bool:
 def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], set[Fraction]] | None:
     """(definitions, values, literal numbers) of a definitional SMT-LIB, or None."""
     from qcstation.core.construct.make.notation import NotationError, read_source
-    from qcstation.core.construct.make.rules import ExpressionError, Num, evaluate, expr_names
 
     try:
         src = read_source(smtlib[:MAX_TEXT])
@@ -239,45 +238,54 @@ def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], 
     defs = src.defs
     values: dict[str, Fraction] = {}
 
-    def value(name: str, depth: int = 0) -> Fraction | None:
-        if name in values:
-            return values[name]
-        if name not in defs or depth > 200:
-            return None
-        try:  # every name it uses defined before it (the usual order): their values are known
-            values[name] = evaluate(defs[name], values)
-            return values[name]
-        except (ExpressionError, ZeroDivisionError, RecursionError):
-            pass  # (a name defined later or nowhere, or an error: as below)
-        env: dict[str, Fraction] = {}
-        for dep in expr_names(defs[name]):
-            v = value(dep, depth + 1)
-            if v is None:
-                return None
-            env[dep] = v
-        try:
-            values[name] = evaluate(defs[name], env)
-        except (ExpressionError, ZeroDivisionError, RecursionError):
-            return None
-        return values[name]
-
     for n in defs:
-        value(n)
+        _smt_value(n, 0, defs, values)
     literals: set[Fraction] = set()
-
-    def walk(e: Any) -> None:
-        if isinstance(e, Num):
-            literals.add(e.value)
-        elif getattr(e, "op", None) == "/" and isinstance(e.left, Num) and isinstance(e.right, Num) \
-                and e.right.value:
-            literals.add(e.left.value / e.right.value)  # (/ 3 4): the fraction 3/4
-        for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
-            if child is not None:
-                walk(child)
-
     for e in defs.values():
-        walk(e)
+        _smt_literals(e, literals)
     return defs, values, literals
+
+
+def _smt_value(name: str, depth: int, defs: dict[str, Any], values: dict[str, Fraction]) -> Fraction | None:
+    """For :func:`_smt_definitions`: the value of ``name``, kept in ``values`` (a function of the
+    module: a closure that calls itself is a reference cycle, which only the cyclic garbage
+    collector frees)."""
+    from qcstation.core.construct.make.rules import ExpressionError, evaluate, expr_names
+
+    if name in values:
+        return values[name]
+    if name not in defs or depth > 200:
+        return None
+    try:  # every name it uses defined before it (the usual order): their values are known
+        values[name] = evaluate(defs[name], values)
+        return values[name]
+    except (ExpressionError, ZeroDivisionError, RecursionError):
+        pass  # (a name defined later or nowhere, or an error: as below)
+    env: dict[str, Fraction] = {}
+    for dep in expr_names(defs[name]):
+        v = _smt_value(dep, depth + 1, defs, values)
+        if v is None:
+            return None
+        env[dep] = v
+    try:
+        values[name] = evaluate(defs[name], env)
+    except (ExpressionError, ZeroDivisionError, RecursionError):
+        return None
+    return values[name]
+
+
+def _smt_literals(e: Any, literals: set[Fraction]) -> None:
+    """For :func:`_smt_definitions`: the numbers ``e`` writes, onto ``literals``."""
+    from qcstation.core.construct.make.rules import Num
+
+    if isinstance(e, Num):
+        literals.add(e.value)
+    elif getattr(e, "op", None) == "/" and isinstance(e.left, Num) and isinstance(e.right, Num) \
+            and e.right.value:
+        literals.add(e.left.value / e.right.value)  # (/ 3 4): the fraction 3/4
+    for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+        if child is not None:
+            _smt_literals(child, literals)
 
 
 def _is_given_constant(defs: dict[str, Any], name: str) -> bool:

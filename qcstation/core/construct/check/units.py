@@ -177,23 +177,26 @@ def only_multiplies(o: Occurrence) -> bool:
 def only_added(expr: Any, name: str, depth: int = 0) -> bool:
     """Is every use of ``name`` in ``expr`` a term of a sum or difference (and is there one)?"""
     uses: list[bool] = []
-
-    def walk(e: Any, added: bool, d: int) -> None:
-        if d > 200:
-            uses.append(False)
-            return
-        kind = type(e).__name__
-        if kind == "Name":
-            if str(e.name) == name:
-                uses.append(added)
-        elif kind == "Neg":
-            walk(e.operand, False, d + 1)
-        elif kind == "BinOp":
-            walk(e.left, e.op in "+-", d + 1)
-            walk(e.right, e.op in "+-", d + 1)
-
-    walk(expr, False, depth)
+    _uses_added(expr, name, False, depth, uses)
     return bool(uses) and all(uses)
+
+
+def _uses_added(e: Any, name: str, added: bool, d: int, uses: list[bool]) -> None:
+    """For :func:`only_added`: whether each use of ``name`` in ``e`` is added, onto ``uses``
+    (a function of the module: a closure that calls itself is a reference cycle only the cyclic
+    garbage collector frees)."""
+    if d > 200:
+        uses.append(False)
+        return
+    kind = type(e).__name__
+    if kind == "Name":
+        if str(e.name) == name:
+            uses.append(added)
+    elif kind == "Neg":
+        _uses_added(e.operand, name, False, d + 1, uses)
+    elif kind == "BinOp":
+        _uses_added(e.left, name, e.op in "+-", d + 1, uses)
+        _uses_added(e.right, name, e.op in "+-", d + 1, uses)
 
 
 def vouched_by_result_unit(given: str, cands: list[Occurrence], step: str, expr: Any,

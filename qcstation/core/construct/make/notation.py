@@ -417,27 +417,7 @@ def _evaluate(src: _Source) -> dict[str, Fraction]:
     visiting: set[str] = set()
 
     def value_of(name: str) -> Fraction:
-        if name in env:
-            return env[name]
-        if name not in defs:
-            raise NotationError(
-                f"{quoted(name)} is not defined by any (assert (= {name} ...)) or define-fun; "
-                "the SMT-LIB must be solved, not just computed"
-            )
-        if name in visiting:
-            raise NotationError(f"the definition of {quoted(name)} depends on itself")
-        visiting.add(name)
-        for dep in expr_names(defs[name]):
-            value_of(dep)
-        try:
-            val = evaluate(defs[name], env)
-        except ExpressionError as exc:
-            raise NotationError(f"the definition of {quoted(name)} cannot be computed: {exc}") from exc
-        visiting.discard(name)
-        if src.consts.get(name) == "Int" and val.denominator != 1:
-            raise NotationError(f"{quoted(name)} is an Int but its definition evaluates to {val}")
-        env[name] = val
-        return val
+        return _value_of(name, src, env, visiting)
 
     value_of(src.target)
     for check in src.checks:
@@ -452,6 +432,33 @@ def _evaluate(src: _Source) -> dict[str, Fraction]:
         if not _holds(check, src.consts, env):
             raise NotationError(f"constraint {_node_text(check)[:80]} does not hold for the defined values")
     return env
+
+
+def _value_of(name: str, src: _Source, env: dict[str, Fraction], visiting: set[str]) -> Fraction:
+    """For :func:`_evaluate`: the value of ``name``, kept in ``env`` (a function of the module: a
+    closure that calls itself is a reference cycle, which only the cyclic garbage collector frees)."""
+    defs = src.defs
+    if name in env:
+        return env[name]
+    if name not in defs:
+        raise NotationError(
+            f"{quoted(name)} is not defined by any (assert (= {name} ...)) or define-fun; "
+            "the SMT-LIB must be solved, not just computed"
+        )
+    if name in visiting:
+        raise NotationError(f"the definition of {quoted(name)} depends on itself")
+    visiting.add(name)
+    for dep in expr_names(defs[name]):
+        _value_of(dep, src, env, visiting)
+    try:
+        val = evaluate(defs[name], env)
+    except ExpressionError as exc:
+        raise NotationError(f"the definition of {quoted(name)} cannot be computed: {exc}") from exc
+    visiting.discard(name)
+    if src.consts.get(name) == "Int" and val.denominator != 1:
+        raise NotationError(f"{quoted(name)} is an Int but its definition evaluates to {val}")
+    env[name] = val
+    return val
 
 
 def _needed_in_order(src: _Source) -> list[str]:

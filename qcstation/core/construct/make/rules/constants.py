@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
@@ -383,29 +384,22 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             order.append((name, v, Num(v)))
         return name
 
-    def walk(e: Expr, step: int, role: str = "") -> Expr:
-        if isinstance(e, Num):
-            if e.value == 1 and e.text.startswith("k_one_"):
-                return Name(named_factor(e.text, e.value))  # a share the words count once (:mod:`.ratios`)
-            if e.value in (0, 1):
-                return e
-            if e.text in FACTOR_VALUES and FACTOR_VALUES[e.text] == e.value:
-                return Name(named_factor(e.text, e.value))  # marked by the reading ("40 / k_cents_per_dollar")
-            name = name_for(e.value, lines[step - 1] if lines is not None and step <= len(lines) else "", role)
-            if name is None:
-                raise RuleError(
-                    f"step {step} writes the number {fmt(e.value)}, which the question states "
-                    f"neither as a number nor in words, and which is no named unit or percent "
-                    f"factor: a hard-coded result or an unstated fact", LITERAL_IN_STEP)
-            return Name(name)
-        if isinstance(e, Neg):
-            return Neg(walk(e.operand, step))
-        if isinstance(e, BinOp):
-            return BinOp(e.op, walk(e.left, step, "times" if e.op == "*" else ""),
-                         walk(e.right, step, "times" if e.op == "*" else "divisor" if e.op == "/" else ""))
-        return e
+    def literal(e: Num, step: int, role: str) -> Expr:
+        if e.value == 1 and e.text.startswith("k_one_"):
+            return Name(named_factor(e.text, e.value))  # a share the words count once (:mod:`.ratios`)
+        if e.value in (0, 1):
+            return e
+        if e.text in FACTOR_VALUES and FACTOR_VALUES[e.text] == e.value:
+            return Name(named_factor(e.text, e.value))  # marked by the reading ("40 / k_cents_per_dollar")
+        name = name_for(e.value, lines[step - 1] if lines is not None and step <= len(lines) else "", role)
+        if name is None:
+            raise RuleError(
+                f"step {step} writes the number {fmt(e.value)}, which the question states "
+                f"neither as a number nor in words, and which is no named unit or percent "
+                f"factor: a hard-coded result or an unstated fact", LITERAL_IN_STEP)
+        return Name(name)
 
-    out = [walk(e, i) for i, e in enumerate(exprs, start=1)]
+    out = [_map_numbers(e, i, "", literal) for i, e in enumerate(exprs, start=1)]
     _check_word_given_roles(out, question, order, lines)
     from qcstation.core.construct.make.rules.fraction_parts import check_parts_with_numerator
 
@@ -413,6 +407,21 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     if apart is not None:
         raise RuleError(apart, "Ambiguous binding")
     return _each_occurrence(out, question, order, lines)
+
+
+def _map_numbers(e: Expr, step: int, role: str, literal: Callable[[Num, int, str], Expr]) -> Expr:
+    """``e`` with each number ``literal(number, step, role)``: role "times" for a factor of a product,
+    "divisor", else "" (a function of the module: a closure that calls itself is a reference cycle,
+    which only the cyclic garbage collector frees)."""
+    if isinstance(e, Num):
+        return literal(e, step, role)
+    if isinstance(e, Neg):
+        return Neg(_map_numbers(e.operand, step, "", literal))
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _map_numbers(e.left, step, "times" if e.op == "*" else "", literal),
+                     _map_numbers(e.right, step, "times" if e.op == "*" else "divisor" if e.op == "/" else "",
+                                  literal))
+    return e
 
 
 def _each_occurrence(exprs: list[Expr], question: str, order: list[tuple[str, Fraction, Expr]],

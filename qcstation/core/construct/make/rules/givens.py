@@ -339,38 +339,42 @@ def protect_fractions(expr: Expr, givens: Givens | None) -> Expr:
             return None
         return frac(n, d)
 
-    def walk(e: Expr) -> Expr:
-        if isinstance(e, Neg):
-            return Neg(walk(e.operand))
-        if not isinstance(e, BinOp):
-            return e
-        if e.op == "/" and isinstance(e.right, Num):
-            left = e.left
-            if isinstance(left, Num):
-                f = frac(left, e.right)
-                if f is not None:
-                    return f
-            if isinstance(left, BinOp) and left.op == "*" and isinstance(left.right, Num):
-                f = frac(left.right, e.right)
-                if f is not None:
-                    return BinOp("*", walk(left.left), f)
-            if isinstance(left, BinOp) and left.op == "*" and isinstance(left.left, Num):
-                f = parts(left.left, e.right)  # "4 * 60 / 5" for "four-fifths" of 60
-                if f is not None:
-                    return BinOp("*", f, walk(left.right))
-        if e.op == "*" and isinstance(e.right, Num) and isinstance(e.left, BinOp) and e.left.op == "/" \
-                and isinstance(e.left.right, Num):
-            times = parts(e.right, e.left.right)     # "27/3*2": two thirds of 27
-            over = parts(e.left.right, e.right)      # "18/2*3": 18 is two thirds of it
-            if (times is None) != (over is None):
-                x = walk(e.left.left)
-                return BinOp("*", x, times) if times is not None else BinOp("/", x, over)  # type: ignore[arg-type]
-        return BinOp(e.op, walk(e.left), walk(e.right))
-
-    return walk(expr)
+    return _protect(expr, frac, parts)
 
 
 _CENTS_AFTER_RE = re.compile(r"\s*(?:cents?\b|¢)", re.I)
+
+
+def _protect(e: Expr, frac: Callable[[Num, Num], Num | None],
+             parts: Callable[[Num, Num], Num | None]) -> Expr:
+    """:func:`protect_fractions` of ``e`` (a function of the module, not a closure that calls
+    itself: that is a reference cycle only the cyclic garbage collector frees)."""
+    if isinstance(e, Neg):
+        return Neg(_protect(e.operand, frac, parts))
+    if not isinstance(e, BinOp):
+        return e
+    if e.op == "/" and isinstance(e.right, Num):
+        left = e.left
+        if isinstance(left, Num):
+            f = frac(left, e.right)
+            if f is not None:
+                return f
+        if isinstance(left, BinOp) and left.op == "*" and isinstance(left.right, Num):
+            f = frac(left.right, e.right)
+            if f is not None:
+                return BinOp("*", _protect(left.left, frac, parts), f)
+        if isinstance(left, BinOp) and left.op == "*" and isinstance(left.left, Num):
+            f = parts(left.left, e.right)  # "4 * 60 / 5" for "four-fifths" of 60
+            if f is not None:
+                return BinOp("*", f, _protect(left.right, frac, parts))
+    if e.op == "*" and isinstance(e.right, Num) and isinstance(e.left, BinOp) and e.left.op == "/" \
+            and isinstance(e.left.right, Num):
+        times = parts(e.right, e.left.right)     # "27/3*2": two thirds of 27
+        over = parts(e.left.right, e.right)      # "18/2*3": 18 is two thirds of it
+        if (times is None) != (over is None):
+            x = _protect(e.left.left, frac, parts)
+            return BinOp("*", x, times) if times is not None else BinOp("/", x, over)  # type: ignore[arg-type]
+    return BinOp(e.op, _protect(e.left, frac, parts), _protect(e.right, frac, parts))
 
 
 def cents_as_dollars(expr: Expr, givens: Givens | None) -> Expr:
@@ -407,17 +411,14 @@ def cents_as_dollars(expr: Expr, givens: Givens | None) -> Expr:
 def _map_written_nums(expr: Expr, replace: Callable[[Num], Expr | None]) -> Expr:
     """``expr`` with each number the solution writes (a ``Num`` with text) replaced by what
     ``replace`` gives for it, or kept where it gives None."""
-    def walk(e: Expr) -> Expr:
-        if isinstance(e, Num) and e.text:
-            r = replace(e)
-            return e if r is None else r
-        if isinstance(e, Neg):
-            return Neg(walk(e.operand))
-        if isinstance(e, BinOp):
-            return BinOp(e.op, walk(e.left), walk(e.right))
-        return e
-
-    return walk(expr)
+    if isinstance(expr, Num) and expr.text:
+        r = replace(expr)
+        return expr if r is None else r
+    if isinstance(expr, Neg):
+        return Neg(_map_written_nums(expr.operand, replace))
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, _map_written_nums(expr.left, replace), _map_written_nums(expr.right, replace))
+    return expr
 
 
 def fmt_cents(v: Fraction) -> str:

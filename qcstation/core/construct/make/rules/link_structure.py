@@ -53,18 +53,21 @@ def _line_at(solution: str, pos: int) -> str:
 def _roles(e: Expr) -> list[str]:
     """What each number of a term does: "times", "divisor", or "" (as :func:`.links._roles`)."""
     out: list[str] = []
-
-    def walk(x: Expr, role: str) -> None:
-        if isinstance(x, Num):
-            out.append(role)
-        elif isinstance(x, Neg):
-            walk(x.operand, "")
-        elif isinstance(x, BinOp):
-            walk(x.left, "times" if x.op == "*" else "")
-            walk(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "")
-
-    walk(e, "")
+    _roles_in(e, "", out)
     return out
+
+
+def _roles_in(x: Expr, role: str, out: list[str]) -> None:
+    """For :func:`_roles`
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    if isinstance(x, Num):
+        out.append(role)
+    elif isinstance(x, Neg):
+        _roles_in(x.operand, "", out)
+    elif isinstance(x, BinOp):
+        _roles_in(x.left, "times" if x.op == "*" else "", out)
+        _roles_in(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "", out)
 
 
 _WRITTEN_RESULT = re.compile(r"\s*[$€£]?\s*-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)?")
@@ -244,15 +247,19 @@ def _open_beside(ch: _Choices, exprs: list[Expr], givens: Givens, i: int, k: int
         if i2 == i and k2 != k and None in ch.options[n] and leaves(exprs[i])[k2].value in givens.values:
             return True
 
-    def self_pair(x: Expr) -> bool:
-        if isinstance(x, BinOp):
-            if x.op in "/-" and isinstance(x.left, Num) and isinstance(x.right, Num) \
-                    and x.left.value == x.right.value == v:
-                return True
-            return self_pair(x.left) or self_pair(x.right)
-        return isinstance(x, Neg) and self_pair(x.operand)
+    return _self_pair(exprs[i], v)
 
-    return self_pair(exprs[i])
+
+def _self_pair(x: Expr, v: Fraction) -> bool:
+    """Does ``x`` write ``v / v`` or ``v - v``
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)?"""
+    if isinstance(x, BinOp):
+        if x.op in "/-" and isinstance(x.left, Num) and isinstance(x.right, Num) \
+                and x.left.value == x.right.value == v:
+            return True
+        return _self_pair(x.left, v) or _self_pair(x.right, v)
+    return isinstance(x, Neg) and _self_pair(x.operand, v)
 
 
 #: the evidence of a link whose literal reading the question cannot give

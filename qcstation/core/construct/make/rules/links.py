@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from fractions import Fraction
 
 from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, canon, expr_names,
@@ -132,21 +133,23 @@ def _negated_leaves(e: Expr) -> set[int]:
     """The ordinals (as :func:`leaves` counts them) of the numbers ``e`` writes with a minus
     sign of their own (``Neg(Num)``)."""
     out: set[int] = set()
-    counter = iter(range(10**9))
-
-    def walk(x: Expr, under_neg: bool) -> None:
-        if isinstance(x, Num):
-            k = next(counter)
-            if under_neg:
-                out.add(k)
-        elif isinstance(x, Neg):
-            walk(x.operand, True)
-        elif isinstance(x, BinOp):
-            walk(x.left, False)
-            walk(x.right, False)
-
-    walk(e, False)
+    _negated_walk(e, False, iter(range(10**9)), out)
     return out
+
+
+def _negated_walk(x: Expr, under_neg: bool, counter: Iterator[int], out: set[int]) -> None:
+    """For :func:`_negated_leaves`
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    if isinstance(x, Num):
+        k = next(counter)
+        if under_neg:
+            out.add(k)
+    elif isinstance(x, Neg):
+        _negated_walk(x.operand, True, counter, out)
+    elif isinstance(x, BinOp):
+        _negated_walk(x.left, False, counter, out)
+        _negated_walk(x.right, False, counter, out)
 
 
 def _apply(exprs: list[Expr], names: list[str], keys: list[tuple[int, int]],
@@ -154,30 +157,30 @@ def _apply(exprs: list[Expr], names: list[str], keys: list[tuple[int, int]],
     """The steps' terms with each chosen number replaced by the earlier step it is (a signed
     number of ``negated``, sign included: ``-30`` becomes the step whose result is -30)."""
     table = {key: a for key, a in zip(keys, assign)}
-    out: list[Expr] = []
-    for i, e in enumerate(exprs):
-        counter = iter(range(10**9))
+    return [_applied(e, i, iter(range(10**9)), table, names, negated) for i, e in enumerate(exprs)]
 
-        def walk(x: Expr) -> Expr:
-            if isinstance(x, Num):
-                k = next(counter)  # noqa: B023 (walk runs within this iteration)
-                j = table.get((i, k))  # noqa: B023
-                return Name(names[j]) if j is not None else x
-            if isinstance(x, Neg) and isinstance(x.operand, Num):
-                k = next(counter)  # noqa: B023
-                j = table.get((i, k))  # noqa: B023
-                if j is None:
-                    return x
-                return Name(names[j]) if (i, k) in negated else Neg(Name(names[j]))  # noqa: B023
-            if isinstance(x, Neg):
-                return Neg(walk(x.operand))
-            if isinstance(x, BinOp):
-                left = walk(x.left)
-                return BinOp(x.op, left, walk(x.right))
+
+def _applied(x: Expr, i: int, counter: Iterator[int], table: dict[tuple[int, int], int | None],
+             names: list[str], negated: frozenset[tuple[int, int]]) -> Expr:
+    """Step ``i``'s term ``x`` as :func:`_apply` makes it
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    if isinstance(x, Num):
+        k = next(counter)
+        j = table.get((i, k))
+        return Name(names[j]) if j is not None else x
+    if isinstance(x, Neg) and isinstance(x.operand, Num):
+        k = next(counter)
+        j = table.get((i, k))
+        if j is None:
             return x
-
-        out.append(walk(e))
-    return out
+        return Name(names[j]) if (i, k) in negated else Neg(Name(names[j]))
+    if isinstance(x, Neg):
+        return Neg(_applied(x.operand, i, counter, table, names, negated))
+    if isinstance(x, BinOp):
+        left = _applied(x.left, i, counter, table, names, negated)
+        return BinOp(x.op, left, _applied(x.right, i, counter, table, names, negated))
+    return x
 
 
 def _uses_everything(linked: list[Expr], names: list[str], bare: set[int], used_givens: set[int],
@@ -310,18 +313,21 @@ def _roles(e: Expr) -> list[str]:
     """What each number of a term (in :func:`leaves`' order) does: "times" (a factor of a
     product), "divisor", or "" (added, subtracted, divided)."""
     out: list[str] = []
-
-    def walk(x: Expr, role: str) -> None:
-        if isinstance(x, Num):
-            out.append(role)
-        elif isinstance(x, Neg):
-            walk(x.operand, "")
-        elif isinstance(x, BinOp):
-            walk(x.left, "times" if x.op == "*" else "")
-            walk(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "")
-
-    walk(e, "")
+    _roles_in(e, "", out)
     return out
+
+
+def _roles_in(x: Expr, role: str, out: list[str]) -> None:
+    """For :func:`_roles`
+    (a function of the module: a closure that calls itself is a reference cycle, which
+    only the cyclic garbage collector frees)."""
+    if isinstance(x, Num):
+        out.append(role)
+    elif isinstance(x, Neg):
+        _roles_in(x.operand, "", out)
+    elif isinstance(x, BinOp):
+        _roles_in(x.left, "times" if x.op == "*" else "", out)
+        _roles_in(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "", out)
 
 
 def _keep_implied_constants(ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,

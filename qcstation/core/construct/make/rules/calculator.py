@@ -27,6 +27,7 @@ from qcstation.core.construct.make.rules.result import RuleError, RuleResult, Ru
 from qcstation.core.construct.make.rules.unstated import percent_totals, unwritten_conversions
 from qcstation.core.construct.make.rules.complements import fraction_rest, percent_rest, percent_results
 from qcstation.core.construct.make.rules.ratios import ratio_parts
+from qcstation.core.construct.make.rules.percent_parts import percent_parts
 from qcstation.core.construct.make.rules.weekdays import week_days
 from qcstation.core.construct.make.rules.with_self import the_others, with_self
 from qcstation.core.construct.make.rules.visible_terms import stated_visible
@@ -534,6 +535,7 @@ def _smt_from_calculator(
     exprs_raw = percent_rest([c.start for c in comps], exprs_raw, givens, solution)  # "60% are women" / "men: 25 x .4"
     exprs_raw = percent_results([c.start for c in comps], [c.value for c in comps], exprs_raw, givens,
                                 solution)  # "60% of them are yellow because 100 - 20 - 20 = 60" / "25 x .6"
+    exprs_raw = percent_parts([c.start for c in comps], exprs_raw, givens, solution)  # "25% less ... 24/4"
     exprs_raw = ratio_parts([c.start for c in comps], exprs_raw, givens, solution)  # "4 times as much as Brad" / "100/5"
     exprs_raw = week_days([c.start for c in comps], exprs_raw, givens, solution)  # "Sunday through Wednesday" / "4*$10"
     exprs_raw = with_self([c.start for c in comps], exprs_raw, givens, solution)  # "Jenna has 4 roommates" / "5 roommates"

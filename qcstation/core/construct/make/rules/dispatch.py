@@ -217,6 +217,18 @@ def check_independently(result: RuleResult, question: str, solution: str,
 
         problems = [f"given-place: {m}" for m in unheld_places({st.name: st.expr for st in result.steps},
                                                                 result.givens, question)]
+    if not problems:
+        # a rank's digit ("the 2nd competitor") where the question states the value as a quantity too
+        from qcstation.core.construct.check.ordinals import rank_problems
+
+        from qcstation.core.reading.expr import Name, atoms
+
+        using: dict[str, str] = {}
+        for st in result.steps:
+            for a in atoms(st.expr) if st.expr is not None else []:
+                if isinstance(a, Name):
+                    using[a.name] = using.get(a.name, "") + "\n" + st.line
+        problems = [f"given-place: {m}" for m in rank_problems(result.givens, using, question)]
     if problems:
         raise RuleError(problems[0], "Ambiguous binding")
 

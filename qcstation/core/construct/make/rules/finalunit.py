@@ -25,6 +25,16 @@ def _dollars(solution: str, comp: Computation) -> bool:
     return bool(re.search(r"=\s*\$\s*[\d.]", comp.raw))
 
 
+def _share(solution: str, comp: Computation) -> bool:
+    """Is the computation's result written as a share of one, not as a percent or an amount: a
+    decimal below 1 ("12/15=<<12/15=.8>>.8", "= 0.60") that no "%" or "$" follows or precedes?"""
+    if not 0 < comp.written < 1:
+        return False
+    after = solution[comp.end:comp.end + 3] if comp.source == "annotation" else comp.raw[-3:]
+    before = solution[max(0, comp.start - 5):comp.start]
+    return "%" not in after and "$" not in before and "$" not in comp.raw
+
+
 @dataclass(frozen=True)
 class _Conversion:
     asks: re.Pattern[str]     #: the question's asking sentence names the unit of the answer
@@ -39,6 +49,11 @@ class _Conversion:
 _CONVERSIONS = (
     _Conversion(re.compile(r"\bin cents\b", re.I), _dollars, Fraction(100), "*", "in cents, the solution in dollars",
                 "That is {written} dollars, or {value} cents.", "cents"),
+    # "What percentage of the girls in the class like playing basketball?" / "12/15=<<12/15=.8>>.8"
+    _Conversion(re.compile(r"\bwhat\s+(?:percent(?:age)?|%)|\bhow\s+many\s+percent|\bpercentage\b", re.I),
+                _share, Fraction(100), "*",
+                "as a percent, the solution as a share of one", "That share is {written}, or {value} percent.",
+                "percent"),
 )
 
 

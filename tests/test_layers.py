@@ -131,11 +131,12 @@ def test_every_stage_package_stands_on_a_floor() -> None:
 
 # what making may import of checking: the gate every rule-made formalization passes
 # (``rules.dispatch.check_independently``: the givens' words re-read, their roles, and no stated
-# number written where no given is tied, a given used as a pure number where its place measures)
+# number written where no given is tied, a given used as a pure number where its place measures,
+# a rank's digit in the place of a quantity the line writes)
 GATE = ("qcstation.core.construct.check.bindings", "qcstation.core.construct.check.rolecheck",
         "qcstation.core.construct.check.equations", "qcstation.core.construct.check.places",
         "qcstation.core.construct.check.literals", "qcstation.core.construct.check.unheld",
-        "qcstation.core.construct.check.purefactor")
+        "qcstation.core.construct.check.purefactor", "qcstation.core.construct.check.ordinals")
 
 
 def test_making_does_not_import_checking_but_for_the_rereading_gate() -> None:

@@ -65,3 +65,51 @@ def test_a_comparison_with_another_ordinal_and_hostile_text() -> None:
     # a run of 20,000 digits or of letters reads as no number (no error, no slip)
     assert slip_in("1" * 20_000 + " apples", QuestionCounts("2 apples " + "1" * 20_000), set()) is None
     assert computation_numbers("<<" + "9" * 50 + "+1=2>>") == {Fraction(1), Fraction(2)}
+
+
+# -- a line that names the wrong one of parallel entities (held-out reading read18)
+
+CLASSES = ("Ana asks the classes which snack they like. In Mr. Brook's class, 1/4 of the students like "
+           "apples. In Miss Vale's class, 3/5 of the students like apples. If each class has 20 students, "
+           "how many students like apples?")
+CLASSES_S = ("First find the apple fans in Miss Vale's class: 3/5 * 20 students = <<3/5*20=12>>12 students\n"
+             "Then find the apple fans in {who} class: 1/4 * 20 students = <<1/4*20=5>>5 students\n"
+             "Then add them: 12 students + 5 students = <<12+5=17>>17 students\n#### 17")
+
+
+def test_a_line_naming_the_other_class_is_a_slip_for_chains_and_key_information() -> None:
+    from qcstation.core.construct.make.keyinfo import KeyInfoError
+    from qcstation.core.construct.make.keyinfo_reading import keyinfo_for_seed
+    from qcstation.core.reading.name_slips import name_slip
+
+    slipped = CLASSES_S.format(who="Miss Vale's")
+    line = slipped.splitlines()[1]
+    found = name_slip(line, CLASSES)
+    assert found is not None and "'Vale'" in found and "Brook" in found
+    with pytest.raises(InjectionError, match="step 2 of the chain reads 'Vale'"):
+        inject_errors(slipped, 1, rng_seed=3, question=CLASSES, redraw=False)
+    with pytest.raises(KeyInfoError, match="Q2 would read 'Vale'"):
+        keyinfo_for_seed({"question": CLASSES, "solution": slipped})
+    # the same solution with the right name: nothing said, both made
+    right = CLASSES_S.format(who="Mr. Brook's")
+    assert all(name_slip(ln, CLASSES) is None for ln in right.splitlines())
+    assert len(inject_errors(right, 1, rng_seed=3, question=CLASSES, redraw=False).errors) == 1
+    fields, _how = keyinfo_for_seed({"question": CLASSES, "solution": right})
+    assert fields["unknown_quantities"][1].startswith("Q2: Then find the apple fans in Mr. Brook's class")
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    # a relation, not a parallel entity
+    ("Tom is 10. His sister Ann is 4 years younger. Their dad is 3 times Ann's age. How old is dad?",
+     "So Tom's dad is 3*6=<<3*6=18>>18"),
+    # the line names whose the number is, too
+    ("Billy can spit a seed 30 inches. Madison can spit a seed 20% farther than Billy. How far can Madison spit?",
+     "Billy spits 30 inches and Madison 6 inches farther for 30+6 = <<30+6=36>>36 inches"),
+    # the other sentence names the one the line names
+    ("Rong saves 20 coins every month. Neil saves 2/5 times more coins per month than Rong. How many in a year?",
+     "Neil saves 20+8 = <<20+8=28>>28 coins per month"),
+])
+def test_names_that_are_no_slip(question: str, line: str) -> None:
+    from qcstation.core.reading.name_slips import name_slip
+
+    assert name_slip(line, question) is None

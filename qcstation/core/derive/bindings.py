@@ -320,6 +320,8 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
         return "the numerator of a fraction in words"  # "3 quarters of": "1 quarters" would not read
     if _LEGS_AFTER.match(question[end:end + 12]):
         return "the legs of an animal"   # "18 5-legged animals" is no animal
+    if _BILL_AFTER.match(question[end:end + 16]):
+        return "a bill's denomination"   # "pays with a 26 dollar bill" (read18): no such bill
     if _conversion(question, start, end, value):
         # "there are 8 ounces in a cup of water" (GSM8K train 2465, lane gold8): a variant read
         # "there are 5 ounces in a cup", a story that states a false unit
@@ -358,6 +360,8 @@ _SINGULAR_AFTER = re.compile(r"^\s(?!(?:and|or|to|of|in|at|on|for|per|each|more|
 
 
 _LEGS_AFTER = re.compile(r"^(?:-|\s)?(?:legged\b|legs?\b)", re.IGNORECASE)
+#: a bill's denomination: "a 20 dollar bill", "$5 bills", "twenty-dollar bills", "a 10-euro note"
+_BILL_AFTER = re.compile(r"^(?:[- ](?:dollars?|euros?|pounds?))?[- ](?:bills?|notes?)\b", re.IGNORECASE)
 
 #: true unit conversions (smaller unit, larger unit) -> how many of the smaller make one larger
 _CONVERSIONS: dict[tuple[str, str], int] = {

@@ -131,6 +131,23 @@ def test_an_ordinal_keeps_its_value() -> None:
     assert _fixed(q, q.index("4"), q.index("4") + 1, Fraction(4)) == ""
 
 
+@pytest.mark.parametrize(("q", "number"), [
+    ("John pays with a 20 dollar bill and gets $14 in change.", "20"),
+    ("She has four $5 bills and 3 coins.", "5"),
+    ("He got two twenty-dollar bills.", "twenty"),
+])
+def test_a_bills_denomination_keeps_its_value(q: str, number: str) -> None:
+    """read18: a counterfactual read 'pays with a 26 dollar bill', a bill that does not exist."""
+    from qcstation.core.derive.bindings import _fixed
+
+    at = q.index(number)
+    assert _fixed(q, at, at + len(number), Fraction(20 if number != "5" else 5)) == "a bill's denomination"
+    # the count of bills, the change and money spent on bills still move
+    assert _fixed("She has four $5 bills.", 8, 12, Fraction(4)) == ""
+    assert _fixed("He gets $14 in change.", 9, 11, Fraction(14)) == ""
+    assert _fixed("He spent $20 on bills.", 10, 12, Fraction(20)) == ""
+
+
 def test_a_given_its_words_cannot_rewrite_stays_while_the_others_move() -> None:
     from qcstation.core.derive.bindings import read_bindings
 

@@ -189,10 +189,11 @@ def _leaves(node: ast.expr) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant)]
 
 
-def _eval(node: ast.expr, value: dict[int, Fraction]) -> Fraction:
-    """``node`` evaluated exactly, each leaf by ``value[id(leaf)]``."""
-    if id(node) in value:
-        return value[id(node)]
+def _eval(node: ast.expr, value: dict[ast.expr, Fraction]) -> Fraction:
+    """``node`` evaluated exactly, each leaf by ``value[leaf]`` (keyed by the node itself, which
+    the dict keeps alive: an ``id`` is reused once its object is freed)."""
+    if node in value:
+        return value[node]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         v = _eval(node.operand, value)
         return -v if isinstance(node.op, ast.USub) else v
@@ -330,9 +331,9 @@ def _rerun(solution: str, means: dict[Fraction, set[Fraction]], changed: set[Fra
     results: dict[Fraction, set[Fraction]] = {}
     final: Fraction | None = None
     for note in notes:
-        old_vals: dict[int, Fraction] = {}
-        new_vals: dict[int, Fraction] = {}
-        split: dict[Fraction, list[int]] = {}      # a value the question states more than once
+        old_vals: dict[ast.expr, Fraction] = {}
+        new_vals: dict[ast.expr, Fraction] = {}
+        split: dict[Fraction, list[ast.expr]] = {}      # a value the question states more than once
         for leaf in _leaves_of(note.expr, fractions):
             try:
                 v = _leaf_value(leaf)
@@ -350,9 +351,9 @@ def _rerun(solution: str, means: dict[Fraction, set[Fraction]], changed: set[Fra
             if len(cands) > 1:
                 if v in results or len(cands) > 3:
                     raise _Unconfirmed(f"the solution's {_fmt(v)} has meanings that move differently")
-                split.setdefault(v, []).append(id(leaf))
-            old_vals[id(leaf)] = v
-            new_vals[id(leaf)] = next(iter(cands))
+                split.setdefault(v, []).append(leaf)
+            old_vals[leaf] = v
+            new_vals[leaf] = next(iter(cands))
         try:
             before = _eval(note.expr, old_vals)
             after = _split_value(note.expr, new_vals, split, means)
@@ -371,7 +372,7 @@ def _rerun(solution: str, means: dict[Fraction, set[Fraction]], changed: set[Fra
     return final
 
 
-def _split_value(expr: ast.expr, new_vals: dict[int, Fraction], split: dict[Fraction, list[int]],
+def _split_value(expr: ast.expr, new_vals: dict[ast.expr, Fraction], split: dict[Fraction, list[ast.expr]],
                  means: dict[Fraction, set[Fraction]]) -> Fraction:
     """The expression's new value where a value the question states several times ("3
     sprints 3 times") is written as often in it as the question states it: each statement
@@ -380,16 +381,16 @@ def _split_value(expr: ast.expr, new_vals: dict[int, Fraction], split: dict[Frac
     if not split:
         return _eval(expr, new_vals)
     choices = []
-    for v, ids in split.items():
+    for v, nodes in split.items():
         news = sorted(means[v])
-        if len(ids) != len(news):
+        if len(nodes) != len(news):
             raise _Unconfirmed(f"the solution's {_fmt(v)} has meanings that move differently")
-        choices.append([(ids, perm) for perm in itertools.permutations(news)])
+        choices.append([(nodes, perm) for perm in itertools.permutations(news)])
     found = set()
     for combo in itertools.product(*choices):
         vals = dict(new_vals)
-        for ids, perm in combo:
-            vals.update(zip(ids, perm))
+        for nodes, perm in combo:
+            vals.update(zip(nodes, perm))
         found.add(_eval(expr, vals))
     if len(found) != 1:
         raise _Unconfirmed("the solution's repeated number has meanings that move differently")
@@ -569,12 +570,12 @@ def _digits_item(item: dict[str, Any], answer: Fraction) -> Verdict:
         except Unreadable as exc:
             raise _Unconfirmed(str(exc)) from None
         leaves = iter(re.findall(r"[A-Za-z]\w*|\d+(?:\.\d+)?", body))
-        vals: dict[int, Fraction] = {}
+        vals: dict[ast.expr, Fraction] = {}
         for leaf in sorted(_leaves(tree), key=lambda n: (n.lineno, n.col_offset)):
             tok = next(leaves, None)
             if tok is None:
                 raise _Unconfirmed("the notation does not read")
-            vals[id(leaf)] = env[tok] if tok in env else Fraction(tok)
+            vals[leaf] = env[tok] if tok in env else Fraction(tok)
         try:
             env[name] = _eval(tree, vals)
         except (Unreadable, ZeroDivisionError) as exc:

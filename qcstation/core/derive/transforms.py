@@ -16,7 +16,6 @@ import dataclasses
 import math
 import random
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -205,17 +204,6 @@ def _changes(parent: Parent, derived: Derived) -> dict[str, Any]:
     by = {g.name: g for g in parent.givens}
     return {n: {"old": fmt(a), "new": fmt(b), "words": by[n].words,
                 "new_words": render(by[n].style, b)} for n, (a, b) in derived.changed.items()}
-
-
-def _first(build: Callable[[], DerivedItem], tries: int) -> DerivedItem | Refusal:
-    last: Refusal | None = None
-    for _ in range(tries):
-        try:
-            return build()
-        except Refusal as exc:
-            last = kept(exc)
-    assert last is not None
-    return last
 
 
 class VariantDraws:

@@ -45,6 +45,22 @@ FILTER_HINT = "  F1: filter keys"
 #: set, so a filter key does not change the line's height (each change laid the screen out
 #: again, twice: at 80 columns a run's whole label leaves no room for any filter)
 FILTER_ROOM = 16
+#: the filter keys, on a line the filters freed (the footer shows f, m and v only)
+FILTER_KEYS = ("f failed", "m metric", "v verdict", "o source", "d level", "r run", "x clear",
+               "/ search")
+
+
+def keys_line(room: int) -> str:
+    """The filter keys that fit in ``room`` cells, whole (F1 lists them all)."""
+    line = ""
+    for words in FILTER_KEYS:
+        more = f"{line}  {words}" if line else words
+        if len(more) > room:
+            break
+        line = more
+    return line
+
+
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
 
@@ -321,13 +337,23 @@ class ResultsScreen(QCScreen):
         # scores; the first frame's counts and its resize, one layout each). Before its first
         # layout the line's width is the screen's less its padding
         room = line.content_region.width or self.app.size.width - 2
-        if text == self.filter_text and self.filter_fitted_at is not None \
-                and self.filter_fitted_at[0] == room:
-            return                      # drawn as it is (the sources and levels read later)
-        self.filter_text = text
+        fitted = self.filter_fitted_at
+        if fitted is None and line.content_region.width == room and line.size.height:
+            fitted = (room, line.size.height)       # a line that wrapped, as laid out
         lines = text.split("\n")
         fits = all(part.cell_len <= room for part in lines)
-        line.update(text, layout=not (fits and self.filter_fitted_at == (room, len(lines))))
+        if fits and fitted is not None and fitted[0] == room and len(lines) < fitted[1]:
+            # fewer lines than the line has at this width: it keeps its height, so a key that
+            # sets or clears a run's own line lays nothing out (r and x at 1M scores: a layout
+            # of the screen and a second paint, ~20% of their CPU); the line freed shows the
+            # filter keys the footer has no room for
+            text.append("\n" + keys_line(room), style="dim")
+            text.append("\n " * (fitted[1] - len(lines) - 1))
+            lines = text.split("\n")
+        if text == self.filter_text and fitted is not None and fitted[0] == room:
+            return                      # drawn as it is (the sources and levels read later)
+        self.filter_text = text
+        line.update(text, layout=not (fits and fitted == (room, len(lines))))
         self.filter_fitted_at = (room, len(lines)) if fits else None
 
     # -- pages -----------------------------------------------------------------------------

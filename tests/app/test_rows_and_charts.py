@@ -63,9 +63,11 @@ async def test_the_results_rows_name_each_run_whole_where_there_is_room(tmp_path
                    for line in rows), rows
 
 
-async def test_the_filter_line_grows_and_shrinks_with_its_filters(eval_db: Path) -> None:
+async def test_the_filter_line_grows_and_keeps_its_height(eval_db: Path) -> None:
     """A filter that fits on the line is drawn without a layout of the screen; one that does
-    not fit still takes a second line, and the line shrinks back when it fits again."""
+    not fit still takes a second line, and the line keeps that height when its filters fit on
+    one again (issue 28, at 1M scores: r and x laid the screen out and painted it twice): the
+    line freed shows the filter keys the footer has no room for."""
     import dataclasses
 
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
@@ -90,8 +92,14 @@ async def test_the_filter_line_grows_and_shrinks_with_its_filters(eval_db: Path)
                                              text="")
         screen._show_filters()
         await settle(pilot)
+        assert line.size.height == 2
+        shown = screen_text(app).splitlines()
+        assert shown[1].strip() == "Filters: LLM@Un · unparseable  F1: filter keys", shown[1]
+        assert shown[2].strip() == ("f failed  m metric  v verdict  o source  d level  r run  "
+                                    "x clear  / search"), shown[2]
+        await pilot.resize_terminal(60, 24)    # another width: the line as its filters need
+        await settle(pilot)
         assert line.size.height == 1
-        assert "Filters: LLM@Un · unparseable F1: filter keys" in flat(screen_text(app))
 
 
 
@@ -296,6 +304,15 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
         assert screen_text(app).splitlines()[1] == line
         assert screen_text(app).splitlines()[2].strip() == "failed only  F1: filter keys"
         assert app.screen.query_one("#filter_line").size.height == 2
+        table = app.screen.query_one("#results_table")
+        top = table.region.y
+        await pilot.press("r")          # the run's own line freed: the height stays
+        await settle(pilot)
+        assert app.screen.filters.run_ids == ()
+        assert app.screen.query_one("#filter_line").size.height == 2
+        assert table.region.y == top
+        assert screen_text(app).splitlines()[1].strip() == "Filters: failed only  F1: filter keys"
+        assert screen_text(app).splitlines()[2].strip().startswith("f failed  m metric")
 
 
 def test_a_run_on_a_short_line_keeps_its_name_and_model() -> None:

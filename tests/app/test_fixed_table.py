@@ -155,3 +155,35 @@ async def test_one_line_cells_draw_the_segments_of_the_data_table_route() -> Non
                 compared += sum(len(line) for line in fast)
         table.fast_cells = True
         assert compared > 5000
+
+
+async def test_rows_added_at_once_are_the_rows_add_row_adds() -> None:
+    """set_rows adds a FixedTable's rows in one step (issue 28, the results' r and x at 1M
+    scores): the table holds what DataTable's add_row, row by row, gives it (rows, cells,
+    order, cursor, the first row's highlight), and the cursor's watchers run once a page,
+    not once a row (each row set the cursor again: a screen's watcher ran 50 times a page)."""
+    highlighted: list[tuple[str | None, int]] = []
+
+    class Recorded(TwoTables):
+        def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+            highlighted.append((event.data_table.id, event.cursor_row))
+
+    app = Recorded()
+    async with app.run_test(size=(80, 24)) as pilot:
+        plain = app.query_one("#plain", DataTable)
+        fixed = app.query_one("#fixed", FixedTable)
+        plain.cursor_type = fixed.cursor_type = "row"
+        await pilot.pause()
+        highlighted.clear()
+        seen: list[Any] = []
+        fixed.watch(fixed, "cursor_coordinate", lambda new: seen.append(new), init=False)
+        set_rows(plain, COLUMNS, ROWS, KEYS)
+        set_rows(fixed, COLUMNS, ROWS, KEYS)
+        assert len(seen) == 2, len(seen)          # the clear's, the rows'; 41 before
+        await pilot.pause()
+        assert [r.value for r in fixed.rows] == [r.value for r in plain.rows] == KEYS
+        assert [fixed.get_row_at(i) for i in range(40)] == [plain.get_row_at(i) for i in range(40)]
+        assert fixed._update_count >= 40 and fixed.cursor_coordinate == plain.cursor_coordinate
+        assert sorted(highlighted) == [("fixed", 0), ("plain", 0)], highlighted
+        with pytest.raises(data_table_module.DuplicateKey):
+            fixed.add_many([(ROWS[0], "k1")])

@@ -308,8 +308,9 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
         top = table.region.y
         await pilot.press("r")          # the run's own line freed: the height stays
         await settle(pilot)
-        assert app.screen.filters.run_ids == ()
-        assert app.screen.query_one("#filter_line").size.height == 2
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen) and screen.filters.run_ids == ()
+        assert screen.query_one("#filter_line").size.height == 2
         assert table.region.y == top
         assert screen_text(app).splitlines()[1].strip() == "Filters: failed only  F1: filter keys"
         assert screen_text(app).splitlines()[2].strip().startswith("f failed  m metric")

@@ -9,6 +9,16 @@ import pytest
 from tests.conftest import dataset
 
 
+@pytest.fixture(scope="module")
+def z3pool():
+    """A real isolated Z3 verifier pool (one worker), one per test module that asks for it."""
+    from qcstation.core.verify.outcome import VerifyLimits
+    from qcstation.core.verify.pool import VerifierPool
+
+    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
+        yield pool
+
+
 @pytest.fixture(scope="session")
 def gsm8k() -> dict[str, dict[str, str]]:
     """GSM8K test as seed rows, by the id the importer gives each (its 1-based line number)."""

@@ -13,14 +13,6 @@ import pytest
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.constants import declare_literals
 from qcstation.core.reading.expr import BinOp, Name, Num, parse_expression
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def _asserts(smtlib: str) -> set[str]:

@@ -11,14 +11,6 @@ from __future__ import annotations
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def _seed(question: str, solution: str, answer: str) -> dict:

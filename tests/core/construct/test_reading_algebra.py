@@ -15,14 +15,6 @@ import pytest
 from qcstation.core.construct.check.equations import equation_problems
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.algebra import smt_from_algebra
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def _asserts(smtlib: str) -> list[str]:

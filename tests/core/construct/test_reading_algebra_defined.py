@@ -12,14 +12,6 @@ import pytest
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.algebra import _defining_expr, smt_from_algebra
 from qcstation.core.reading.expr import expr_to_sexpr
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 @pytest.mark.parametrize("sid, equation, answer, places", [

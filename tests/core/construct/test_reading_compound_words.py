@@ -12,8 +12,6 @@ import pytest
 from qcstation.core.construct.make.rules import rule_for_seed
 from qcstation.core.construct.make.rules.givens import question_numbers
 from qcstation.core.reading.words import question_occurrences
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
 
 
 def test_both_readers_read_a_compound_number_word_as_one_number() -> None:
@@ -22,12 +20,6 @@ def test_both_readers_read_a_compound_number_word_as_one_number() -> None:
         (Fraction(42), "forty-two"), (Fraction(75), "75"), (Fraction(21), "Twenty-one"),
         (Fraction(30), "thirty"), (Fraction(5), "five")]
     assert sorted(o.value for o in question_occurrences(q)) == [5, 21, 30, 42, 75]
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 @pytest.mark.parametrize("sid, given, words, step", [

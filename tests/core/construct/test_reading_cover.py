@@ -9,8 +9,6 @@ from fractions import Fraction
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
 
 
 def _asserts(smtlib: str) -> set[str]:
@@ -24,12 +22,6 @@ def _spans(rule, question: str) -> dict[str, str]:
         a, b = g["span"]
         out[g["name"]] = question[a:b + 12]
     return out
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def _verified(pool, rule, seed) -> bool:

@@ -13,14 +13,6 @@ import pytest
 from qcstation.core.construct.check.selfcheck import audit_artifact
 from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def _asserts(smtlib: str) -> set[str]:

@@ -13,8 +13,6 @@ import pytest
 
 from qcstation.core.construct.check.selfcheck import audit_artifact
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
 
 
 def _asserts(smtlib: str) -> set[str]:
@@ -24,12 +22,6 @@ def _asserts(smtlib: str) -> set[str]:
 def _spans(rule, question: str) -> dict[str, str]:
     """given name -> the question's text at its place and a little after."""
     return {g["name"]: question[g["span"][0]:g["span"][1] + 12] for g in rule.givens}
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def _check(pool, rule, seed) -> None:

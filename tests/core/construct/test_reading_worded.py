@@ -13,14 +13,6 @@ import pytest
 from qcstation.core.construct.check.selfcheck import audit_artifact
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.worded import worded_computations
-from qcstation.core.verify.outcome import VerifyLimits
-from qcstation.core.verify.pool import VerifierPool
-
-
-@pytest.fixture(scope="module")
-def z3pool():
-    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
-        yield pool
 
 
 def test_483_the_last_step_written_in_words(gsm8k: dict, z3pool) -> None:

@@ -102,10 +102,13 @@ def test_frames_the_prose_names_are_not_operands(gsm8k: dict, z3pool) -> None:
 def test_an_operand_written_in_the_prose_still_counts(gsm8k: dict) -> None:
     # 264 "Harry:5+2(3)=5+6=11 trees" is a computation the annotations miss (220's "1/2 (68) + 10"
     # is now read as one: test_reading_structure); read again as a chain (test_reading_chains), its
-    # "6/2" for 'half' is still no reading the given-words check vouches for
-    for sid in ("264",):
-        with pytest.raises(RuleError, match="given-words: s1_trees uses 2"):
-            rule_for_seed(gsm8k[sid])
+    # 2 is "twice" and the "6/2" of "Ferdinand:6/2=3 trees" the "half" (vouched for by the clauses of
+    # the two words, lane covB: check/word_clauses)
+    rule = rule_for_seed(gsm8k["264"])
+    assert rule.value == 8
+    asserts = {ln for ln in rule.smtlib.splitlines() if ln.startswith("(assert")}
+    assert "(assert (= s1_trees (/ g1_trees w_half_parts)))" in asserts
+    assert "(assert (= s2_trees (+ g2 (* w_twice s1_trees))))" in asserts
 
 
 # -- a word given used by more steps than the question writes it ------------------------------

@@ -44,6 +44,10 @@ from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
                                                         rate_named_by_product)
 from qcstation.core.construct.check.elimination import vouched_by_elimination
+from qcstation.core.construct.check.word_clauses import vouched_by_word_clauses
+from qcstation.core.construct.check.own_result import own_line, place_by_line, without_result
+from qcstation.core.construct.check.sentence_operands import vouched_by_sentence_operands
+from qcstation.core.construct.check.unit_sizes import sized_unit_problems
 from qcstation.core.construct.check.multipliers import object_of_own_word, own_word_givens, vouched_by_multiplied  # noqa: E501
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
@@ -155,15 +159,21 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
     lines = solution_lines(solution)
     problems: list[Binding] = []
     seen: set[tuple[str, Fraction]] = set()
+    taken: dict[tuple[object, ...], set[int]] = {}  # the lines read so far (own_result.own_line)
     for step, expr in defs.items():
         if _kind(expr) in ("Num", "Name") or _is_given(expr) or step not in values:
             continue
         # the step's own line: by its result and its operands (two steps of equal result are
         # each read on their own line)
-        at = step_line(solution, values[step], operand_values(expr, values))
+        at = own_line(solution, values[step], operand_values(expr, values), taken)
         if at is None:
             continue
         line = lines[at][0]
+        # the first line of that result and those operands: two lines computing the same from the same
+        # numbers ("3 bids * $50" twice for "3 other people") may say it either way; one given that the
+        # two stand for two places is asked by _one_given_for_two
+        first = step_line(solution, values[step], operand_values(expr, values))
+        twin = lines[first][0] if first is not None and first != at else None
         for dep in sorted(expr_names(expr)):
             if dep not in defs or not _is_given(defs[dep]) or dep not in values:
                 continue
@@ -183,17 +193,22 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                 continue  # "4 dozen brownies" ... "12*3.5" for k_per_dozen: the unit every place names
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
             once = sum(1 for d in expr_names(expr) if d in values and values[d] == v) == 1 and _name_count(expr, dep) == 1
-            problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values),
-                                   once, expr, defs, values) \
-                or _unit_mismatch(step, expr, dep, v, occurrences)
+            args = (occ, solution, dep, question, _other_operand(expr, dep, defs, values), once, expr, defs, values)
+            problem = _one_binding(step, v, line, *args)
+            if problem is not None and values[step] == v and _one_binding(step, v, without_result(line, v), *args) is None:
+                problem = None  # "50-15-20 = 15 cat owners": the result's words are not the operand's
+            if problem is not None and twin is not None and _one_binding(step, v, twin, *args) is None:
+                problem = None
+            problem = problem or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
     return problems + _percent_over_given(defs, values, occurrences) \
-        + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
+        + _one_given_for_two(defs, values, occurrences, solution, question) + _paired_apart(defs, values, question) \
         + _two_roles(defs, values, occurrences, lines, question) + [Binding(*found) for found in converted_by_given(
             defs, values, {n for n, e in defs.items() if _is_given(e)}, question, lines, _places(question))] \
         + [Binding(*found) for found in repeated_given(defs, values, question, _places(question), _is_given)] \
-        + [Binding(*found) for found in unit_problems(defs, values, question, solution, occurrences, _is_given)]
+        + [Binding(*found) for found in unit_problems(defs, values, question, solution, occurrences, _is_given)] \
+        + [Binding(*found) for found in sized_unit_problems(defs, values, solution, occurrences, _is_given)]
 
 
 _CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})
@@ -358,7 +373,7 @@ def _paired_apart(defs: dict[str, Any], values: dict[str, Fraction], question: s
 
 
 def _one_given_for_two(defs: dict[str, Any], values: dict[str, Fraction], occurrences: list[Occurrence],
-                       lines: list[tuple[str, list[Fraction]]]) -> list[Binding]:
+                       solution: str, question: str) -> list[Binding]:
     """One given that stands for two places of the question: the question states its value
     twice, and the steps that use it name it with the words of a different place each (877:
     "5 questions * 60%" and "3 questions * 5 points": the 5 long-answer questions and the 5
@@ -373,15 +388,20 @@ def _one_given_for_two(defs: dict[str, Any], values: dict[str, Fraction], occurr
         if len(cands) < 2 or not _distinct(cands):
             continue
         places: dict[int, str] = {}
+        lines = solution_lines(solution)
+        taken: dict[tuple[object, ...], set[int]] = {}
         for step, expr in defs.items():
-            if step == dep or dep not in expr_names(expr) or step not in values:
+            if step not in values or _is_given(expr) or _kind(expr) == "Name":
                 continue
-            line = next((prose for prose, results in lines if values[step] in results), None)
-            stems = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws} - {"$", "%"} if line else set()
-            scores = [len(o.words & stems) for o in cands]
-            best = max(scores, default=0)
-            if best and scores.count(best) == 1:
-                places[scores.index(best)] = step
+            at = own_line(solution, values[step], operand_values(expr, values), taken)  # each step its own line
+            if dep not in expr_names(expr) or at is None:
+                continue
+            given_ops = [d for d in expr_names(expr) if d in defs and _is_given(defs[d]) and d in values]
+            uses = sum(_name_count(expr, d) for d in given_ops if values[d] == v)
+            others = [values[d] for d in given_ops if values[d] != v]
+            k = place_by_line(lines[at][0], v, cands, question, others, occurrences, uses)  # "15x2 = 30 cats"
+            if k is not None:
+                places[k] = step
         if len(places) > 1:
             out.append(Binding(dep, v, (), tuple(cands[k].text for k in sorted(places))))
     return out
@@ -529,6 +549,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (
                     vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)
+                    or vouched_by_word_clauses(given, v, cands, defs, values, solution, _is_given, question)
+                    or vouched_by_sentence_operands(given, v, cands, expr, defs, values, question, occurrences, _is_given)
                     or once and vouched_by_units(
                         given, v, cands, step, expr, defs, values, line, solution, question, occurrences, _is_given))):
             return Binding(step, v, (), tuple(o.text for o in cands))

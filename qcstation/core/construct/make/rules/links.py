@@ -770,6 +770,10 @@ def resolve_links(
             readings = decide_percent_results(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
             readings = decide_percent_wholes(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and givens is not None:
+        from qcstation.core.construct.make.rules.added_multipliers import drop_added_multipliers
+
+        readings = drop_added_multipliers(readings, ch, exprs, givens)  # "2 + 8 books" adds no "two times"
     if len(readings) > 1 and solution and givens is not None:
         readings = decide_together(readings, ch)
     if len(readings) > 1:

@@ -23,7 +23,7 @@ from fractions import Fraction
 from qcstation.core.reading.textnumbers import numbers_in
 from qcstation.core.reading.word_values import NUMBER_WORD_VALUES
 
-__all__ = ["QuestionCounts", "computation_numbers", "noun_key", "slip_in"]
+__all__ = ["QuestionCounts", "computation_numbers", "dozen_dropped", "line_slip", "noun_key", "slip_in"]
 
 _MAX = 20_000
 #: a number written in digits (not a label "Q2", an ordinal "2nd", a fraction's part "2/5", a
@@ -164,3 +164,48 @@ def slip_in(text: str, counts: QuestionCounts, known: set[Fraction]) -> str | No
         if len(theirs_at) == 1 and m.group(4).lower() not in theirs_at:
             return f"{m.group(0).strip()!r}, where the question compares with the {next(iter(theirs_at))}"
     return None
+
+
+#: "200 dozen cookies", "two dozens of eggs": a count of dozens of a noun
+_DOZENS = re.compile(r"(?<![\w.,])(\d{1,6}|[a-z]+)\s+dozens?\s+(?:of\s+)?([a-z]{3,})", re.I)
+_TWELVE = re.compile(r"\b(?:12|twelve|dozens?)\b", re.I)
+
+
+def dozen_dropped(line: str, question: str) -> str | None:
+    """A line that writes the question's "N dozen <noun>" as "N <noun>" and never multiplies by
+    12 ("to bake 200 cookies, you'll need 200/4" for "200 dozen cookies", held-out GSM8K train
+    4943): the solution answers another question than the one asked, so its gold is wrong for
+    it. The words that say which quantity (and "dozen" or 12 anywhere on the line) leave it be."""
+    prose = _ANNOTATION.sub(" ", line[:_MAX])
+    if _TWELVE.search(prose):
+        return None
+    for m in _DOZENS.finditer(question[:_MAX]):
+        count, noun = m.group(1), m.group(2).lower()
+        if not count[0].isdigit() and count.lower() not in NUMBER_WORD_VALUES:
+            continue
+        stem = noun[:-1] if noun.endswith("s") else noun
+        phrase = re.compile(rf"(?<![\w.,$]){re.escape(count)}\s+{re.escape(stem)}s?\b", re.I)
+        said = phrase.search(prose)
+        if said and not phrase.search(question[:_MAX]):  # ("two bandages on her left knee" the question's own)
+            return f"{said.group(0)!r} for the question's {m.group(0)!r}"
+    return None
+
+
+#: a number whose thousands groups are malformed ("$3,6000.00", "$100,00", "16,0000"): no number as
+#: written; a list ("days 4,5,6 and 7", "13,15,17&19") is none
+_MALFORMED = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})*,(?:\d{1,2}|\d{4,})(?!\d|,\d|\s*&)")
+
+
+def line_slip(line: str, question: str) -> str | None:
+    """Why a solution line is no correct line of its question as written, read from the two texts
+    alone (for key information and the chain errors are injected into): a count of dozens written
+    as the count (:func:`dozen_dropped`), the wrong one of parallel entities named
+    (:func:`~qcstation.core.reading.name_slips.name_slip`), or a number with malformed thousands
+    groups ("Dawn will make $3,6000.00" for the question's "$3,600.00"). None if none is found."""
+    from qcstation.core.reading.name_slips import name_slip
+
+    found = dozen_dropped(line, question) or name_slip(line, question)
+    if found is None:
+        m = _MALFORMED.search(_ANNOTATION.sub(" ", line[:_MAX]))
+        found = f"{m.group(0)!r}, a number written with malformed thousands" if m else None
+    return found

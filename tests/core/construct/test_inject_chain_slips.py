@@ -113,3 +113,49 @@ def test_names_that_are_no_slip(question: str, line: str) -> None:
     from qcstation.core.reading.name_slips import name_slip
 
     assert name_slip(line, question) is None
+
+
+# -- a count of dozens written as the count; a number with malformed thousands (read19)
+
+COOKIES = "Ann needs 6 cups of flour to bake 30 cookies. How many cups of flour does she need to bake 10 dozen cookies?"
+
+
+def test_a_dozen_dropped_is_refused_in_every_dimension() -> None:
+    """'to bake 10 cookies, she needs 10/5' for '10 dozen cookies' (held-out train 4943 did this
+    with 200 dozen): the gold answers another question. Reasoning, key information and the
+    chain are all refused; the same solution working in dozens is made."""
+    from qcstation.core.construct.make.keyinfo_reading import keyinfo_for_seed
+    from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+    from qcstation.core.reading.slips import dozen_dropped
+
+    slipped = ("One cup of flour bakes 30/6 = <<30/6=5>>5 cookies.\n"
+               "To bake 10 cookies, she needs 10/5 = <<10/5=2>>2 cups of flour.\n#### 2")
+    assert dozen_dropped(slipped.splitlines()[1], COOKIES) == "'10 cookies' for the question's '10 dozen cookies'"
+    seed = {"question": COOKIES, "solution": slipped}
+    with pytest.raises(RuleError, match="'10 cookies' for the question's '10 dozen cookies'"):
+        rule_for_seed(seed)
+    with pytest.raises(RuleError, match="10 dozen"):
+        keyinfo_for_seed(seed)
+    with pytest.raises(InjectionError, match="step 2 of the chain reads '10 cookies'"):
+        inject_errors(slipped, 1, rng_seed=3, question=COOKIES, redraw=False)
+    right = ("One cup of flour bakes 30/6 = <<30/6=5>>5 cookies.\n"
+             "10 dozen cookies are 10*12 = <<10*12=120>>120 cookies.\n"
+             "She needs 120/5 = <<120/5=24>>24 cups of flour.\n#### 24")
+    assert all(dozen_dropped(ln, COOKIES) is None for ln in right.splitlines())
+    # the question's own count of that noun is no slip ("two bandages on her left knee")
+    q = "She used two bandages. The box had two dozen bandages. How many are left?"
+    assert dozen_dropped("She used two bandages, so 24-2 = <<24-2=22>>22 are left.", q) is None
+
+
+@pytest.mark.parametrize(("line", "slip"), [
+    ("Dawn will make $3,6000.00 for 24 hours of work, 3600/24 = $150.00 per hour", True),
+    ("That means he can park 16,0000/10=16000 cars", True),
+    ("On days 4,5,6 and 7 he sold 3 cars each day", False),
+    ("So he pays for lessons 13,15,17&19 = 4 lessons.", False),
+    ("She will make $3,600.00 in all", False),
+])
+def test_a_number_with_malformed_thousands_is_a_slip(line: str, slip: bool) -> None:
+    from qcstation.core.reading.slips import line_slip
+
+    found = line_slip(line, "Dawn will earn $3,600.00 for 12 paintings.")
+    assert (found is not None and "malformed" in found) if slip else found is None

@@ -45,8 +45,7 @@ from qcstation.core.construct.make.inject_chain import (
 )
 from qcstation.core.construct.make.inject_types import INJECTORS
 from qcstation.core.construct.make.rules import ANNOTATION_RE
-from qcstation.core.reading.name_slips import name_slip
-from qcstation.core.reading.slips import QuestionCounts, computation_numbers, slip_in
+from qcstation.core.reading.slips import QuestionCounts, computation_numbers, line_slip, slip_in
 
 __all__ = [
     "ERROR_TYPES",
@@ -231,7 +230,7 @@ def _initial_state(solution: str, rng_seed: int, question: str | None = None,
         # correct chain: its errors would not be the injected ones alone
         counts, known = QuestionCounts(question), computation_numbers(solution)
         for i, text in enumerate(steps_text):
-            slip = slip_in(text, counts, known) or name_slip(text, question)
+            slip = slip_in(text, counts, known) or line_slip(text, question)
             if slip is not None:
                 raise InjectionError(f"step {i + 1} of the chain reads {slip}: the chain is not correct as written")
     steps = [ChainStep(i, t) for i, t in enumerate(steps_text)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
-from qcstation.core.reading.name_slips import name_slip
+from qcstation.core.reading.slips import line_slip
 from qcstation.core.construct.make.unknown_forms import equation_sides as _equation, lone_blank, mended, restored_words, \
     words_before_result
 from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, claim_states_result, letters_unused,
@@ -85,8 +85,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         earlier.pop(own, None)
         for v in _constants_used(st, steps[:i]) & set(earlier):
             earlier.pop(v)
-        slip = name_slip(str(getattr(st, "line", "") or ""), question)
-        if slip is not None:  # "Mr. Feldstein's class ... 1/6 * 30" where 1/6 is Miss Johnson's
+        slip = line_slip(str(getattr(st, "line", "") or ""), question)
+        if slip is not None:  # "Mr. Feldstein's class ... 1/6 * 30" where 1/6 is Miss Johnson's; "$3,6000.00"
             raise KeyInfoError(f"{label[st.name]} would read {slip}: the solution's words contradict the question's")
         blanks: list[_Blank] = []
         desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,

@@ -173,6 +173,13 @@ def check_independently(result: RuleResult, question: str, solution: str,
 
     if result.uncertain:
         raise RuleError("uncertain binding: " + result.uncertain[0], "Ambiguous binding")
+    from qcstation.core.reading.slips import dozen_dropped
+
+    for line in solution[:20_000].splitlines():
+        dropped = dozen_dropped(line, question)
+        if dropped is not None:  # "to bake 200 cookies" for "200 dozen cookies": the gold answers another question
+            raise RuleError(f"the solution reads {dropped}: its gold answer does not answer the question",
+                            "Ambiguous binding")
     if any(st.expr is None for st in result.steps):
         from qcstation.core.construct.check.equations import equation_problems
 

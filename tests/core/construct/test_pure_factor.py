@@ -359,3 +359,39 @@ def test_ounces_times_ounces_are_no_ounces() -> None:
     assert any("g4_ounce and g3_ounces" in f and "weight" in f for f in found), found
     defs, values = _defs(givens, steps(False))
     assert pure_factor_problems(defs, values, givens, LAPS_Q, LAPS_S) == []
+
+
+#: "midway" halves the distance; "the 2 cities" is a count of cities (held-out train 4710 did this
+#: with "the 2 different US states")
+ROAD_Q = ("The distance between Oslo and Rome is 2,000 km by plane. The distance between the 2 cities grows "
+          "by 40% by car. Munich is midway between Oslo and Rome. How far is Munich from Rome by car?")
+ROAD_S = ("It is 40% * 2,000 = <<40*.01*2000=800>>800 km longer by car.\n"
+          "So by car it is 2,000 + 800 = <<2000+800=2800>>2,800 km.\n"
+          "Munich is half of the way, which is 2,800 / 2 = <<2800/2=1400>>1,400.\n#### 1400")
+
+
+def test_a_divisor_the_line_calls_half_bound_to_a_count_it_does_not_name() -> None:
+    givens = [_given(ROAD_Q, "g1_pct", 40, "40"), _given(ROAD_Q, "g2_km", 2000, "2,000"),
+              _given(ROAD_Q, "g3_cities", 2, "2", nth=1)]
+    pct = BinOp("*", BinOp("*", Name("g1_pct"), Num(Fraction(1, 100), ".01")), Name("g2_km"))
+
+    def steps(half: str) -> list[tuple[str, Expr]]:
+        return [("s1_km", pct), ("s2_km", BinOp("+", Name("g2_km"), Name("s1_km"))),
+                ("s3_km", BinOp("/", Name("s2_km"), Name(half)))]
+
+    defs, values = _defs(givens, steps("g3_cities"))
+    found = pure_factor_problems(defs, values, givens, ROAD_Q, ROAD_S)
+    assert len(found) == 1 and found[0].startswith("g3_cities divides in s3_km as the line's 'half'"), found
+    # the same 2 as a named constant ("midway": its words), or a line that names the cities: nothing said
+    consts = [*givens, {"name": "k_midway_parts", "value": "2"}]
+    defs, values = _defs(consts, steps("k_midway_parts"))
+    assert pure_factor_problems(defs, values, consts, ROAD_Q, ROAD_S) == []
+    named = ROAD_S.replace("which is 2,800 / 2", "the 2 cities share it, 2,800 / 2")
+    defs, values = _defs(givens, steps("g3_cities"))
+    assert pure_factor_problems(defs, values, givens, ROAD_Q, named) == []
+    # near miss: "3 times as long" undone as "a third of it" is the multiplier's own place
+    q = "A red rope is 3 times as long as a blue rope. The red rope is 12 meters. How long is the blue rope?"
+    s = "The blue rope is a third of it: 12 / 3 = <<12/3=4>>4 meters.\n#### 4"
+    givens = [_given(q, "g1_times", 3, "3"), _given(q, "g2_meters", 12, "12")]
+    defs, values = _defs(givens, [("s1_meters", BinOp("/", Name("g2_meters"), Name("g1_times")))])
+    assert pure_factor_problems(defs, values, givens, q, s) == []

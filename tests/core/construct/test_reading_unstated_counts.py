@@ -103,6 +103,20 @@ def test_the_states_of_the_usa(gsm8k: dict) -> None:
         rule_for_seed({**gsm8k["974"], "question": q})
 
 
+def test_the_us_states_said_as_us_states() -> None:
+    """read19: 'For each percentage point of total US states that he has' / '40 / 50' was refused
+    ('writes the number 50'): 'US states' names the 50 as 'states in the USA' does."""
+    q = ("Lia has stamps from 30 different states. For each percentage point of total US states she has, "
+         "her aunt gives her $3. How much does she get?")
+    sol = ("Her share of the states is .6 because 30 / 50 = <<30/50=.6>>.6\n"
+           "She has 60% of them because .6 x 100 = <<.6*100=60>>60\n"
+           "She gets $180 because 60 x 3 = <<60*3=180>>180\n#### 180")
+    rule = rule_for_seed(_seed(q, sol, "180"))
+    assert "(assert (= k_states_of_the_usa 50))" in rule.smtlib and rule.value == 180
+    with pytest.raises(RuleError, match="writes the number 50"):
+        rule_for_seed(_seed(q.replace("US states", "states of Brazil"), sol, "180"))
+
+
 def test_a_half_that_names_its_own_comparison_is_not_pointed_back() -> None:
     q = ("Jane counts two zebras with 17 stripes each, a zebra with 36 stripes, and another zebra with half as "
          "many stripes as the two zebras. How many stripes does the last zebra have?")

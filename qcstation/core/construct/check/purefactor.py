@@ -242,6 +242,7 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
     parts = _unit_fractions(question)
     multipliers = _multipliers(question)
     out.extend(_money_times_money(steps, results, places, spans, question))
+    out.extend(_halved_by_the_line(steps, values, places, parts))
     for g, uses in pure.items():
         kind, noun, rate = places[g]
         for at, kept, divisor in uses:
@@ -319,6 +320,29 @@ def _unit_fractions(question: str) -> dict[Fraction, list[tuple[str, int, int]]]
         den = int(m.group(1)) if m.group(1) else _ORDINALS[(m.group(2) or "half").lower()]
         if den > 1:
             out.setdefault(Fraction(den), []).append((m.group(0), m.start(), m.end()))
+    return out
+
+
+def _halved_by_the_line(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
+                        places: Mapping[str, tuple[str | None, str, bool]],
+                        question_parts: Mapping[Fraction, list[tuple[str, int, int]]]) -> list[str]:
+    """A divisor the step's line says is a unit fraction ("drive half of the distance ... 2,800 /
+    2") that the question does not write ("Missouri is midway"), bound to a place of the question
+    whose noun the line does not write ("the 2 different US states", held-out GSM8K train 4710): a
+    number bound by its value alone; a variant moving the states would move the half."""
+    out: list[str] = []
+    for step, expr, line in steps:
+        factors = _flat(expr, "*")
+        for f, inv in factors or []:
+            g = str(getattr(f, "name", ""))
+            if not inv or g not in places or _constant(g) or g not in values or values[g] in question_parts:
+                continue
+            said = _unit_fractions(line).get(values[g])
+            noun = places[g][1]
+            # ("three times as long" / "a third of it": the multiplier undone, its own place)
+            if said and noun and noun.lower() not in ("time", "times") and not re.search(rf"\b{re.escape(noun)}", line[:MAX_LINE], re.I):
+                out.append(f"{g} divides in {step} as the line's {said[0][0]!r} does, but it is bound to "
+                           f"another place ({noun!r}) the line does not name")
     return out
 
 

@@ -112,7 +112,8 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
       for n, shape in ((3, "triangle"), (4, "square"), (5, "pentagon"), (6, "hexagon"), (8, "octagon"))],
     # "4 more than half the number of states in the USA" / "the number of states in the USA is 50 ...
     # 1/2*50": a fact the words name, on a line that names the states
-    (Fraction(50), r"\bstates\s+(?:in|of)\s+the\s+(?:usa|u\.s\.a?\.?|united\s+states)(?!\w)", "k_states_of_the_usa",
+    (Fraction(50), r"\bstates\s+(?:in|of)\s+the\s+(?:usa|u\.s\.a?\.?|united\s+states)(?!\w)"
+     r"|\b(?:us|u\.s\.)\s+states\b", "k_states_of_the_usa",
      r"\bstates\b"),
     # "how many sheets every month?" / "60 x 4 = 240 sheets of paper every month" after "60 sheets
     # of paper every week": a question of weeks and months, a line of the month

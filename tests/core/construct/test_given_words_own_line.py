@@ -198,3 +198,22 @@ def test_near_miss_a_count_of_that_value_may_be_added() -> None:
     assert not _only_multiplies(Givens(TOYS_Q.replace("for sale. How", "for sale on 3 shelves. How")), Fraction(3))
     assert not _only_multiplies(Givens("She has twice as many socks and a pair of shoes."), Fraction(2))
     assert not _only_multiplies(Givens("She rode the bumper car two times."), Fraction(2))
+
+
+RIDE_Q = ("Nina had 9 liters of fuel in her scooter. She rode 5 miles to the library and back home. Three miles into "
+          "her next ride she went back home and then rode 8 miles to the park. If she has 3 liters of fuel left, how "
+          "many miles per liter did her scooter go?")
+RIDE_S = ("The trip to the library and back is 5+5=<<5+5=10>>10 miles.\n"
+          "The round trip of three miles each is 3+3=<<3+3=6>>6 miles.\n"
+          "With the park, she rode 10+6+8=<<10+6+8=24>>24 miles.\nShe used 9-3=<<9-3=6>>6 liters.\n"
+          "So the rate is 24/6=<<24/6=4>>4 miles per liter.\n#### 4")
+
+
+def test_a_sum_of_two_givens_of_one_value_the_line_names_as_one_place() -> None:
+    # "three miles each is 3+3": both terms are the "Three miles", not one of them the "3 liters"
+    rule = rule_for_seed({"question": RIDE_Q, "solution": RIDE_S})
+    assert rule.value == 4
+    places = _places(rule, RIDE_Q, 6)
+    s2 = next(ln for ln in _asserts(rule) if ln.startswith("(assert (= s2_miles"))
+    miles_3 = next(n for n, p in places.items() if p.startswith("Three miles"))
+    assert s2 == f"(assert (= s2_miles (+ {miles_3} {miles_3})))"

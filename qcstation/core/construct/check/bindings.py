@@ -45,7 +45,7 @@ from qcstation.core.construct.check.worded_links import (count_of_a_percent_valu
                                                         rate_named_by_product)
 from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.word_clauses import vouched_by_word_clauses
-from qcstation.core.construct.check.own_result import own_line, place_by_line, without_result
+from qcstation.core.construct.check.own_result import crossed_twin, own_line, place_by_line, without_result
 from qcstation.core.construct.check.sentence_operands import vouched_by_sentence_operands
 from qcstation.core.construct.check.unit_sizes import sized_unit_problems
 from qcstation.core.construct.check.multipliers import object_of_own_word, own_word_givens, vouched_by_multiplied  # noqa: E501
@@ -184,6 +184,11 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             same = [d for d in set(expr_names(expr)) if d in defs and _is_given(defs[d]) and values.get(d) == v]
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and (_one_sum_or_product(expr) or _swap_invariant(expr, same)):
+                # "two miles each ... 2+2": a sum of one place twice, not of "Two miles" and "2 gallons"
+                crossed = crossed_twin(line, v, [o for o in occurrences if o.value == v], same) \
+                    if getattr(expr, "op", None) == "+" and _kind(expr.left) == _kind(expr.right) == "Name" else None
+                if crossed is not None:
+                    problems.append(Binding(step, v, (), tuple(o.text for o in occurrences if o.value == v)))
                 continue  # "3 sprints 3 times" -> 3*3, "20 x 20/100": each place once, which is which is immaterial
             if spelled_each(expr, same, v, line, [o for o in occurrences if o.value == v]):
                 continue  # "Three children each have three children ... 3*3" (698)

@@ -27,11 +27,11 @@ from fractions import Fraction
 
 from qcstation.core.reading.clause_places import clause_stems
 from qcstation.core.reading.words import (_WORD, ANNOTATION, MAX_TEXT, NUMBER_WORD_VALUES, NUMERAL, Occurrence,
-                                          _line_operands, numeral_value, solution_lines, stem, step_line,
-                                          words_after_value)
+                                          _line_operands, number_word_stems, numeral_value, solution_lines, stem,
+                                          step_line, words_after_value)
 from qcstation.core.reading.clause_places import CLAUSE_STOP
 
-__all__ = ["own_line", "place_by_line", "without_result"]
+__all__ = ["crossed_twin", "own_line", "place_by_line", "without_result"]
 
 _AFTER_EQUALS = re.compile(r"=\s*\$?\s*$")
 _OPERATOR_NEXT = re.compile(r"\s*(?:[-+*/×÷x]|times\b|plus\b|minus\b)\s*[\d$(.]", re.I)
@@ -97,3 +97,25 @@ def place_by_line(line: str, v: Fraction, cands: list[Occurrence], question: str
     if not top or scores.count(top) != 1:
         return None
     return scores.index(top)
+
+
+def crossed_twin(line: str, v: Fraction, places: list[Occurrence], same: list[str]) -> str | None:
+    """Of two or more givens of ``v`` one step uses (``same``, by name), one named for another place
+    than the one place ``line`` names ``v`` with (after its number word: "The round trip
+    of two miles each ... 2+2" names "Two miles", so ``g3_gallons``, the "2 gallons", is no term of
+    it); None where the line names no one place or every given is named for it."""
+    if len({o.start for o in places}) < 2:
+        return None
+    # the line spells the value out with one place's words ("two miles each"): its digits' own words
+    # ("3 women + 3 women" for "Three of the women ... three are wearing") may be an elided noun's
+    said = number_word_stems(line, v)
+    hit = {i for stems in said for i, o in enumerate(places) if stems and (o.words - {"$", "%"}) & stems}
+    if len(hit) != 1:
+        return None
+    place = places[hit.pop()]
+    for g in same:
+        m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", g)
+        if m is not None and stem(m.group(1)) not in place.words \
+                and any(stem(m.group(1)) in o.words for o in places if o is not place):
+            return g
+    return None

@@ -217,3 +217,23 @@ def test_a_sum_of_two_givens_of_one_value_the_line_names_as_one_place() -> None:
     s2 = next(ln for ln in _asserts(rule) if ln.startswith("(assert (= s2_miles"))
     miles_3 = next(n for n, p in places.items() if p.startswith("Three miles"))
     assert s2 == f"(assert (= s2_miles (+ {miles_3} {miles_3})))"
+
+
+def test_a_place_that_points_back_to_the_same_quantity_settles_an_order_tie() -> None:
+    # "among her 5 neighbors" ... "each of her 5 neighbors": one quantity, whichever place "75 ÷ 5" takes
+    question = ("Mara picks 90 apples at the orchard. She wants to split her apples evenly among her 5 neighbors. If 15 "
+                "apples fell out of her basket on the way home, how many apples will each of her 5 neighbors get?")
+    solution = ("She only has 90 - 15 = <<90-15=75>>75 apples after losing 15 of them.\n"
+                "She then gives each of her neighbors 75 \u00f7 5 = <<75/5=15>>15 apples.\n#### 15")
+    rule = rule_for_seed({"question": question, "solution": solution})
+    assert rule.value == 15
+    assert _places(rule, question, 10)["g3_neighbors"] == "5 neighbors"
+
+
+def test_near_miss_two_quantities_of_one_noun_stay_unsettled() -> None:
+    # "the trucks have 4 wheels and the cars also have 4 wheels": nothing points back
+    question = ("All the trucks on the street have 4 wheels and all the cars also have 4 wheels. If Ben saw 12 "
+                "trucks and 13 cars, how many wheels did he see?")
+    solution = "He saw 12 + 13 = <<12+13=25>>25 vehicles.\nHe saw 25 * 4 = <<25*4=100>>100 wheels.\n#### 100"
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed({"question": question, "solution": solution})

@@ -245,7 +245,11 @@ class Givens:
         binder = Binder(self.question, self.numbers, self.articles, self._names, exprs, lines, forced)
         out = binder.run()
         self.order_bound = binder.order_bound()
-        self.order_unsettled = binder.order_unsettled()
+        from qcstation.core.construct.make.rules.restated_places import one_quantity
+
+        # "his 4 friends" ... "each of his 4 friends": one quantity, whichever place a use takes
+        self.order_unsettled = [v for v in binder.order_unsettled()
+                                if not one_quantity(self.question, [n for n in self.numbers if n.value == v])]
         return out, binder.constants()
 
     def uncertain(self, of: str = "solution") -> list[str]:

@@ -95,3 +95,25 @@ def test_the_percentage_conversion_near_misses() -> None:
     # the conversion does not give the gold
     with pytest.raises(RuleError, match="final answer 20 is not produced"):
         rule_for_seed({**_GLASSES, "answer_text": "20"})
+
+
+_ACCESSORIES = _seed("Jeremy bought a computer for $3000, and some accessories for 10% of the price of the computer. "
+                     "How much did he spend in all?",
+                     "The cost of the accessories is 3000 * 1/10 = $<<3000*1/10=300>>300.\n"
+                     "In all he spent 3000 + 300 = $<<3000+300=3300>>3300.", "3300")
+
+
+def test_the_percent_written_as_the_fraction_it_is(z3pool: VerifierPool) -> None:
+    # "10% of the price" / "3000 * 1/10": the 1/10 is the question's 10%, its 1 no count
+    rule = rule_for_seed(_ACCESSORIES)
+    pct = next(g for g in rule.givens if g["text"] == "10%")
+    assert any(f"(* g1 {pct['name']})" in a for a in _asserts(rule.smtlib))
+    _verified(_ACCESSORIES, z3pool)
+    # "1/10 * 3000" reads alike
+    flipped = {**_ACCESSORIES, "solution": _ACCESSORIES["solution"].replace("3000 * 1/10 = $<<3000*1/10=300>>",
+                                                                            "1/10 * 3000 = $<<1/10*3000=300>>")}
+    assert "(assert (= s1_accessories (* g1_pct g2)))" in _asserts(rule_for_seed(flipped).smtlib)
+    # the question states a tenth of its own: which one the 1/10 is no words tell (refused, as before)
+    with pytest.raises(RuleError):
+        rule_for_seed({**_ACCESSORIES, "question": _ACCESSORIES["question"].replace(
+            "How much", "He gave a tenth of the accessories away. How much")})

@@ -7,7 +7,8 @@ of "half" is its parts. ``percent_parts`` writes ``x / d`` as ``x * p`` with the
 percent ``p`` (its given), so a derived item that moves the percent moves the share with it.
 
 Only where the words tie the divisor to the percent: the step's own line writes that percent as
-the question does ("25%"), the question states exactly one percent of value ``1/d`` (written
+the question does ("25%") or as the fraction ``1/d`` it multiplies by ("3000 * 1/10" for "10% of
+the price", where the question states no 1/10 of its own: the 1 is then the fraction's, no count), the question states exactly one percent of value ``1/d`` (written
 once), ``d`` is no number the question states otherwise (a given, a word given, a fraction's
 parts) and the division is by a bare number. A line that divides by 2 without writing the percent
 ("Of those only 50% respond. He removes everyone who did not respond" / "So he removes 60/2": the
@@ -49,13 +50,26 @@ def _walk(e: Expr, givens: Givens, line: str) -> Expr:
     left = _walk(e.left, givens, line)
     right = _walk(e.right, givens, line)
     if e.op == "/" and isinstance(right, Num):
+        # "3000 * 1/10" (read (3000 * 1) / 10) and "1/10 * 3000": the percent written as a fraction
+        if _bare_one(left):
+            pct = _percent_of_parts(right, givens, line, as_fraction=True)
+            if pct is not None:
+                return pct
+        if isinstance(left, BinOp) and left.op == "*" and (_bare_one(left.left) or _bare_one(left.right)):
+            pct = _percent_of_parts(right, givens, line, as_fraction=True)
+            if pct is not None:
+                return BinOp("*", left.left if _bare_one(left.right) else left.right, pct)
         pct = _percent_of_parts(right, givens, line)
         if pct is not None:
             return BinOp("*", left, pct)
     return BinOp(e.op, left, right)
 
 
-def _percent_of_parts(num: Num, givens: Givens, line: str) -> Num | None:
+def _bare_one(e: Expr) -> bool:
+    return isinstance(e, Num) and e.value == 1 and bool(e.text) and not e.text.startswith("k_")
+
+
+def _percent_of_parts(num: Num, givens: Givens, line: str, as_fraction: bool = False) -> Num | None:
     d = num.value
     if not num.text or num.text.startswith("k_") or "%" in num.text or d.denominator != 1 or d < 2:
         return None
@@ -65,8 +79,9 @@ def _percent_of_parts(num: Num, givens: Givens, line: str) -> Num | None:
         return None
     n = found[0]
     digits = re.escape(n.text.rstrip("%").strip())
-    if not re.search(rf"(?<![\d.]){digits}\s*(?:%|percent\b)", line, re.I):
-        return None  # the line does not write the percent: no words tie the divisor to it
+    if not re.search(rf"(?<![\d.]){digits}\s*(?:%|percent\b)", line, re.I) \
+            and not (as_fraction and _writes_one_over(d, line) and not _fraction_stated(givens, d)):
+        return None  # the line does not write the percent (nor 1/d for it): no words tie the divisor to it
     if re.search(rf"/\s*{d.numerator}\s*(?:%|percent\b)", line, re.I):
         return None  # "40%/10% = 4 sets of 10%": a percent divided by the percent, a ratio of the two
     if re.search(r"(?<![\d.])1\s*(?:%|percent\b)", line, re.I):
@@ -74,6 +89,16 @@ def _percent_of_parts(num: Num, givens: Givens, line: str) -> Num | None:
     if _stated_otherwise(givens, d, {p.start for p in pcts}, line):
         return None  # a number the question gives otherwise, which the line names: the binder reads it
     return Num(n.value, n.text)
+
+
+def _writes_one_over(d: Fraction, line: str) -> bool:
+    """Does the line write the fraction ``1/d`` ("3000 * 1/10")?"""
+    return bool(re.search(rf"(?<![\d.])1\s*/\s*{d.numerator}(?![\d.])", line))
+
+
+def _fraction_stated(givens: Givens, d: Fraction) -> bool:
+    """Does the question state the fraction ``1/d`` itself ("1/10", "a tenth"), as no percent?"""
+    return any(n.value == 1 / d and not n.percent for n in givens.numbers) or 1 / d in givens.word_values
 
 
 def _stated_otherwise(givens: Givens, d: Fraction, pct_starts: set[int], line: str) -> bool:

@@ -10,12 +10,13 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input
 
 from db import Store
@@ -141,6 +142,19 @@ def live_reviews(path: Path) -> list[dict[str, Any]]:
 def artifact_status(path: Path, artifact_id: int) -> str:
     with Store(path) as store:
         return str(store.scalar("SELECT status FROM artifacts WHERE id = ?", (artifact_id,)))
+
+
+_S = TypeVar("_S", bound=Screen[Any])
+
+
+async def open_screen(pilot: Pilot[Any], screen: _S) -> _S:
+    """Settle, push ``screen`` and settle again: ``screen``, shown with its first data read
+    (the steps each table and review test took by hand)."""
+    await settle(pilot)
+    pilot.app.push_screen(screen)
+    await settle(pilot)
+    assert pilot.app.screen is screen, type(pilot.app.screen).__name__
+    return screen
 
 
 async def press_each(pilot: Pilot[Any], *keys: str) -> None:

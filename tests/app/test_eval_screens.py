@@ -22,7 +22,8 @@ from screens.runs import RunsScreen
 from screens.dialogs.pick_run import PickRunModal
 from screens.side_by_side import SideBySideScreen
 from screens.dialogs.start_run import FormError, StartRunModal, parse_run_form
-from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, notifications, screen_text, settle
+from tests.app.conftest import (ANNOTATOR, build_db, flat, make_config, notifications,
+                                open_screen, screen_text, settle)
 from tests.eval_helpers import local_model
 from tests.eval_rows import add_real_run, add_run
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
@@ -718,11 +719,7 @@ async def test_a_metrics_difficulty_chart_is_read_once(eval_db: Path,
     monkeypatch.setattr(chartdata, "by_difficulty_all", counted)
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ChartsScreen([1, 2]))
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, ChartsScreen)
+        screen = await open_screen(pilot, ChartsScreen([1, 2]))
         assert "Scores by dimension" in screen_text(app) and read == [[1, 2]]
         await pilot.press("t")
         await settle(pilot)

@@ -22,7 +22,7 @@ from qcstation.app import make_app
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.sampling import draw_sample
 from screens.queue import FIRST_PAGE, QueueScreen
-from tests.app.conftest import flat, make_config, settle, static_text
+from tests.app.conftest import flat, make_config, open_screen, settle, static_text
 from tests.factories import populate
 
 
@@ -79,11 +79,7 @@ async def test_a_cursor_key_anywhere_in_the_rows_shows_its_item_without_a_read(
     monkeypatch.setattr(queue_screen, "get_items", gate)
     app = make_app(queue_db, config=make_config(curators=["carol"]), account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(QueueScreen())
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, QueueScreen)
+        screen = await open_screen(pilot, QueueScreen())
         table = screen.query_one("#queue_table", DataTable)
         assert table.cursor_row == 0
         gate.shut()                          # no item is read from now on
@@ -115,11 +111,7 @@ async def test_the_state_key_shows_the_filter_with_its_rows(
     monkeypatch.setattr(queue_screen, "queue_and_items", gate)
     app = make_app(queue_db, config=make_config(curators=["carol"]), account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(QueueScreen())
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, QueueScreen)
+        screen = await open_screen(pilot, QueueScreen())
         table = screen.query_one("#queue_table", DataTable)
         box = screen.query_one("#queue_filter", Input)
         everything = _row_ids(table)
@@ -158,11 +150,7 @@ async def test_a_failed_read_still_shows_the_filter_asked_for(
 
     app = make_app(queue_db, config=make_config(curators=["carol"]), account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(QueueScreen())
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, QueueScreen)
+        screen = await open_screen(pilot, QueueScreen())
         monkeypatch.setattr(queue_screen, "queue_and_items", broken)
         await pilot.press("f")
         await settle(pilot)

@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 
 from qcstation.app import make_app
 from screens.queue import QueueScreen
-from tests.app.conftest import make_config, settle
+from tests.app.conftest import make_config, open_screen, settle
 from tests.app.test_eval_screens import eval_db  # noqa: F401
 
 
@@ -62,9 +62,7 @@ async def test_the_focused_pane_is_told_by_its_border_without_colour(
         monkeypatch.delenv("NO_COLOR", raising=False)
     app = make_app(eval_db, config=make_config(), account="ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen())
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen())
         table = app.screen.query_one("#results_table")
         pane = app.screen.query_one("#item_pane")
         focused = "double" if no_color else "round"

@@ -16,8 +16,8 @@ from qcstation.widgets.text_field import multi_line_text
 from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
 from tests.app.test_eval_screens import eval_db  # noqa: F401
-from tests.app.conftest import (ANNOTATOR, curator_app, make_config, notifications, pass_the_gate,
-                                press_each, reviews, settle)
+from tests.app.conftest import (ANNOTATOR, curator_app, make_config, notifications, open_screen,
+                                pass_the_gate, press_each, reviews, settle)
 
 SIZE = (80, 24)
 
@@ -250,9 +250,7 @@ async def test_keys_typed_ahead_in_one_read_fill_the_settle_dialogs_fields(tmp_p
         assert item is not None
     app = make_app(db, config=make_config(), account="alice")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ResolveModal("override", item))
-        await settle(pilot)
+        await open_screen(pilot, ResolveModal("override", item))
         for message in _reads("reject\rstory words left in", focus=True):
             app.post_message(message)  # type: ignore[arg-type]
         await settle(pilot)
@@ -745,9 +743,7 @@ async def test_a_large_paste_into_the_results_search_is_cut_to_what_a_search_may
 
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen())
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen())
         await pilot.press("slash")
         await settle(pilot)
         field = app.screen.query_one("#results_search", TextField)

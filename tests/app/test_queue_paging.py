@@ -16,7 +16,7 @@ from qcstation.app import make_app
 from qcstation.core.review.curation import queue as qc_queue
 from qcstation.core.review.sampling import draw_sample
 from screens.queue import FIRST_PAGE, MAX_ROWS, QueueScreen
-from tests.app.conftest import make_config, screen_text, settle
+from tests.app.conftest import make_config, open_screen, screen_text, settle
 from tests.factories import populate
 
 
@@ -35,11 +35,7 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
     app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
                    account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(QueueScreen())
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, QueueScreen)
+        screen = await open_screen(pilot, QueueScreen())
         table = screen.query_one("#queue_table", DataTable)
         # the first frame: one page, the first rows of the whole queue
         assert _ids(table) == [r.item_id for r in screen.rows] == everything[:FIRST_PAGE]
@@ -104,9 +100,7 @@ async def test_rows_drawn_before_the_app_is_idle_are_never_cut_to_the_labels(
     app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
                    account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(QueueScreen())
-        await settle(pilot)
+        await open_screen(pilot, QueueScreen())
         table = app.screen.query_one("#queue_table", DataTable)
         lines = [table.render_line(y).text for y in range(1, 6)]
         for key, line in zip(keys, lines):
@@ -132,9 +126,7 @@ async def test_a_long_reason_is_cut_with_a_mark_at_80_columns(tmp_path: Path) ->
         app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
                        account="carol")
         async with app.run_test(size=(width, 24)) as pilot:
-            await settle(pilot)
-            app.push_screen(QueueScreen())
-            await settle(pilot)
+            await open_screen(pilot, QueueScreen())
             table = app.screen.query_one("#queue_table", DataTable)
             assert table.virtual_size.width <= table.scrollable_content_region.width, \
                 (table.virtual_size, table.scrollable_content_region)

@@ -13,7 +13,8 @@ from db import Store
 from qcstation.app import make_app
 from screens.charts import ChartsScreen
 from screens.results import ResultsScreen
-from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, screen_text, settle
+from tests.app.conftest import (ANNOTATOR, build_db, flat, make_config, open_screen, screen_text,
+                                settle)
 from tests.app.test_eval_screens import SIZE, _until, eval_db  # noqa: F401
 from tests.eval_rows import add_real_run
 
@@ -50,9 +51,7 @@ async def test_the_results_rows_name_each_run_whole_where_there_is_room(tmp_path
             add_real_run(store, make_config(), name, limit=4)
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen())
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen())
         rows = [line for line in screen_text(app).splitlines() if "gsm8k-" in line]
         assert rows and all(f"│ #1 {names[0]}  gsm8k-" in line for line in rows[:3]), rows
         await pilot.resize_terminal(80, 24)              # no room: cut, ends kept
@@ -72,11 +71,7 @@ async def test_the_filter_line_grows_and_keeps_its_height(eval_db: Path) -> None
 
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen())
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, ResultsScreen)
+        screen = await open_screen(pilot, ResultsScreen())
         line = screen.query_one("#filter_line")
         await pilot.press("m")
         await settle(pilot)
@@ -192,9 +187,7 @@ async def test_the_robustness_head_names_the_run_whole_where_there_is_room(
         run = add_real_run(store, make_config(), "baseline-gpt-4o-mini-2024-08-06", limit=4)
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(RobustnessScreen([run]))
-        await settle(pilot)
+        await open_screen(pilot, RobustnessScreen([run]))
         lines = screen_text(app).splitlines()
         # the run whole with its model on its line, what it measured (release, protocol) on
         # the next: together they have no room at 80 columns (issue 28.5)
@@ -214,9 +207,7 @@ async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -
             add_real_run(store, make_config(), name, limit=4, shots=0)
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen((first,)))
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen((first,)))
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)
@@ -241,9 +232,7 @@ async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Pat
                                 "'eval' LIMIT 1", (a,)))
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(SideBySideScreen(a, b, seed))
-        await settle(pilot)
+        await open_screen(pilot, SideBySideScreen(a, b, seed))
         text = screen_text(app)
         assert "4-08-06 (reference) ─" in text and f"#{a} baselin" in text, text
         # at 80 columns each pane's 32 cells keep the shots, temperature and refinement
@@ -259,9 +248,7 @@ async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Pat
                                  "WHERE run_id = ?) LIMIT 1", (a, c)))
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(SideBySideScreen(a, c, other))
-        await settle(pilot)
+        await open_screen(pilot, SideBySideScreen(a, c, other))
         pane = app.screen.query_one("#side_right").region
         text = flat("\n".join(line[pane.x:pane.right] for line in
                               screen_text(app).splitlines()[pane.y:pane.bottom]))
@@ -284,9 +271,7 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
     label = f"#{run} {name} (reference) · working set · 3-shot, t=0, 2-step R&R"
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen((run,)))
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen((run,)))
         # whole, on a line of its own beside F1 (with its refinement protocol, walk28b)
         line, below = screen_text(app).splitlines()[1:3]
         assert line.strip() == f"Filters: {label}", line
@@ -351,9 +336,7 @@ async def test_the_provenance_under_the_item_takes_the_panes_width(tmp_path: Pat
     assert len(whole) > 110
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=(len(whole) + 6, 30)) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen())
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen())
         bottom = screen_text(app).splitlines()[-2]
         assert bottom == f"╰─ {whole} ─╯", bottom
         for width in (len(whole) + 5, 120, 80):
@@ -496,9 +479,7 @@ async def test_a_derived_items_name_is_whole_in_the_rows_where_there_is_room(
     assert all(len(key) > 16 for key in keys), keys
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen())
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen())
         rows = [line for line in screen_text(app).splitlines() if "gsm8k-" in line
                 and line.startswith("│ #")]
         assert rows, screen_text(app)
@@ -639,9 +620,7 @@ async def test_the_compare_picker_uses_the_room_at_120_columns(tmp_path: Path) -
                 for name in ("baseline-gpt-4o-mini-2024-07-18", "baseline-gpt-4o-mini-2024-08-06")]
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen((first,)))
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen((first,)))
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)
@@ -665,9 +644,7 @@ async def test_an_empty_chart_says_there_is_no_data_and_what_makes_some(tmp_path
     cfg = make_config()
     app = make_app(path, config=cfg, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ChartsScreen([]))
-        await settle(pilot)
+        await open_screen(pilot, ChartsScreen([]))
         for chart in ("dimensions", "difficulty"):
             text = flat(screen_text(app))
             assert "No data: no evaluation run yet" in text, (chart, text)
@@ -679,17 +656,13 @@ async def test_an_empty_chart_says_there_is_no_data_and_what_makes_some(tmp_path
     await asyncio.to_thread(run_and_score, path, run_id, cfg, score=False)
     app = make_app(path, config=cfg, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ChartsScreen([run_id]))
-        await settle(pilot)
+        await open_screen(pilot, ChartsScreen([run_id]))
         text = flat(screen_text(app))
         assert "No data: these runs have no scores yet" in text, text
         assert "scored by Enter on the runs screen" in text, text
     await asyncio.to_thread(run_and_score, path, run_id, cfg)
     app = make_app(path, config=cfg, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ChartsScreen([run_id]))
-        await settle(pilot)
+        await open_screen(pilot, ChartsScreen([run_id]))
         assert "No data" not in flat(screen_text(app))
         assert "No scores yet" not in flat(screen_text(app))

@@ -18,7 +18,7 @@ from qcstation.eval.protocols import protocol_label
 from qcstation.eval.runs import create_run
 from screens.charts import ChartsScreen
 from screens.results import ResultsScreen
-from tests.app.conftest import ANNOTATOR, build_db, make_config, screen_text, settle
+from tests.app.conftest import ANNOTATOR, build_db, make_config, open_screen, screen_text, settle
 from tests.eval_rows import fill_run
 
 SIZE = (80, 24)
@@ -66,9 +66,7 @@ async def test_a_single_prompt_run_reads_apart_from_a_two_step_one(tmp_path: Pat
         third = _run(store, None, "two-step", tasks=["final"])
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(ResultsScreen((third,)))
-        await settle(pilot)
+        await open_screen(pilot, ResultsScreen((third,)))
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)
@@ -76,9 +74,7 @@ async def test_a_single_prompt_run_reads_apart_from_a_two_step_one(tmp_path: Pat
         assert f"#{two} reference · working set · 3-shot, t=0, 2-step R&R " in text, text
         assert f"#{one} reference · working set · 3-shot, t=0, 1-prompt R&R " in text, text
         await pilot.press("escape")
-        await settle(pilot)
-        app.push_screen(ChartsScreen([two, one, third]))
-        await settle(pilot)
+        await open_screen(pilot, ChartsScreen([two, one, third]))
         legend = [line.strip() for line in screen_text(app).splitlines() if " #" in line
                   and "shot" in line]
         # (each line goes on with the run's notes: 'LLM@Un: 1 failed')
@@ -139,9 +135,7 @@ async def test_the_runs_list_and_the_robustness_head_take_the_room_of_a_new_widt
         assert line.startswith(f" Filters: #{run} reference · dyn-relational") and line.endswith(
             "…@1.0.0 · 3-shot, t=0, 2-step R&R"), line
         await pilot.press("escape")
-        await settle(pilot)
-        app.push_screen(RobustnessScreen([run]))
-        await settle(pilot)
+        await open_screen(pilot, RobustnessScreen([run]))
         head = screen_text(app).splitlines()[2]
         assert head.startswith("on dyn-relational-long-release-with…@1.0.0 · 3-shot, t=0, "
                                "2-step R&R: 4 items"), head
@@ -180,9 +174,7 @@ async def test_the_runs_table_at_80_columns_says_each_runs_protocol(tmp_path: Pa
         c = _run(store, "baseline-probe-2026-12-02", "two-step", shots=0)
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(RunsScreen())
-        await settle(pilot)
+        await open_screen(pilot, RunsScreen())
         screen = app.screen
         assert isinstance(screen, RunsScreen) and len(screen.runs) == 3
         text = screen_text(app)

@@ -17,7 +17,7 @@ from qcstation.app import make_app
 from qcstation.core.release import releases as rel
 from qcstation.core.review.sampling import draw_sample
 from screens.queue import FIRST_PAGE, QueueScreen
-from tests.app.conftest import ANNOTATOR, make_config, pass_the_gate, press_each, settle
+from tests.app.conftest import (ANNOTATOR, make_config, open_screen, pass_the_gate, press_each)
 from tests.app.test_eval_screens import eval_db  # noqa: F401 (the fixture)
 from tests.factories import populate
 
@@ -48,11 +48,7 @@ async def test_home_and_end_in_the_curator_queue(tmp_path: Path) -> None:
     app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
                    account="carol")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.push_screen(QueueScreen())
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, QueueScreen)
+        screen = await open_screen(pilot, QueueScreen())
         table = screen.query_one("#queue_table", DataTable)
         assert table.row_count == 30 < FIRST_PAGE       # every row read: End is the last
         await _home_end_pages(pilot, table)

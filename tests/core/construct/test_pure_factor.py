@@ -395,3 +395,33 @@ def test_a_divisor_the_line_calls_half_bound_to_a_count_it_does_not_name() -> No
     givens = [_given(q, "g1_times", 3, "3"), _given(q, "g2_meters", 12, "12")]
     defs, values = _defs(givens, [("s1_meters", BinOp("/", Name("g2_meters"), Name("g1_times")))])
     assert pure_factor_problems(defs, values, givens, q, s) == []
+
+
+def test_a_percent_used_as_its_number_of_parts_is_flagged() -> None:
+    """'10% of his money is deducted' / '$40 / 10 = $4' (held-out train 345, lane covA): right only
+    because 10% is 1/10; a variant with 20% would divide by 20. 'Since $133 is 7%, 1% is $133/7 ...
+    $19 x 100' makes the quotient a hundredth and stays."""
+    q = "Ada earns $50 a day. 10% of her pay is deducted as taxes. How much does she keep in 20 days?"
+    s = ("The tax is $50 / 10 = $<<50/10=5>>5.\nShe keeps $50 - $5 = $<<50-5=45>>45 a day.\n"
+         "In 20 days she keeps $45 * 20 = $<<45*20=900>>900.\n#### 900")
+    givens = [_given(q, "g1", 50, "50"), _given(q, "g2_pct", 10, "10"), _given(q, "g3_days", 20, "20")]
+    steps: list[tuple[str, Expr]] = [("s1_tax", BinOp("/", Name("g1"), Name("g2_pct"))),
+                                     ("s2_keeps", BinOp("-", Name("g1"), Name("s1_tax"))),
+                                     ("s3_keeps", BinOp("*", Name("s2_keeps"), Name("g3_days")))]
+    defs, values = _defs(givens, steps)
+    found = pure_factor_problems(defs, values, givens, q, s)
+    assert len(found) == 1 and found[0].startswith("g2_pct is a percent its step divides by"), found
+    q = "Zoe spent 7% of her pay, $133, on rent. What is her pay?"
+    s = "1% is $133/7 = $<<133/7=19>>19.\nHer pay is $19 x 100 = $<<19*100=1900>>1900.\n#### 1900"
+    givens = [_given(q, "g1_pct", 7, "7"), _given(q, "g2", 133, "133"), {"name": "k_percent", "value": "100"}]
+    steps = [("s1_pct", BinOp("/", Name("g2"), Name("g1_pct"))), ("s2_pay", BinOp("*", Name("s1_pct"), Name("k_percent")))]
+    defs, values = _defs(givens, steps)
+    assert pure_factor_problems(defs, values, givens, q, s) == []
+    # a ratio of percents is a count ("to cover 100%, 100 / 20 = 5 juices")
+    q = "Each juice covers 20% of a person's needs. How many juices cover 100% of the needs of 30 people?"
+    s = "One person needs 100 / 20 = <<100/20=5>>5 juices.\n30 people need 5 * 30 = <<5*30=150>>150 juices.\n#### 150"
+    givens = [_given(q, "g1_pct", 20, "20"), _given(q, "g2_pct", 100, "100"), _given(q, "g3_people", 30, "30")]
+    steps = [("s1_juices", BinOp("/", Name("g2_pct"), Name("g1_pct"))),
+             ("s2_juices", BinOp("*", Name("s1_juices"), Name("g3_people")))]
+    defs, values = _defs(givens, steps)
+    assert pure_factor_problems(defs, values, givens, q, s) == []

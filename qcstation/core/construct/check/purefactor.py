@@ -243,6 +243,7 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
     multipliers = _multipliers(question)
     out.extend(_money_times_money(steps, results, places, spans, question))
     out.extend(_halved_by_the_line(steps, values, places, parts))
+    out.extend(_percent_as_parts(steps, places, values, spans, question))
     for g, uses in pure.items():
         kind, noun, rate = places[g]
         for at, kept, divisor in uses:
@@ -343,6 +344,51 @@ def _halved_by_the_line(steps: list[tuple[str, Any, str]], values: Mapping[str, 
             if said and noun and noun.lower() not in ("time", "times") and not re.search(rf"\b{re.escape(noun)}", line[:MAX_LINE], re.I):
                 out.append(f"{g} divides in {step} as the line's {said[0][0]!r} does, but it is bound to "
                            f"another place ({noun!r}) the line does not name")
+    return out
+
+
+def _percent_as_parts(steps: list[tuple[str, Any, str]], places: Mapping[str, tuple[str | None, str, bool]],
+                      values: Mapping[str, Fraction], spans: Mapping[str, tuple[int, int]], question: str) -> list[str]:
+    """A percent's number used as a bare divisor of another kind of quantity ("10% of his money is
+    deducted" / "$40 / 10 = $4", held-out GSM8K train 345) whose quotient no later step multiplies by
+    a percent: it divides into the percent's parts only where p% is 1/p (10%), so a variant with 20%
+    would divide by 20, not take a fifth. Right and left alone: a percent stored as its fraction
+    ("20%" as 1/5: "$30 / 20%"), a ratio of percents ("100 / 20 = 5 juices", "40%/10% = 4 sets",
+    "65*14/35"), and one percent made whole by a later percent ("1% is 240/40 = 6 students ... 60 x 6")."""
+    def names(e: Any, depth: int = 0) -> set[str]:
+        if depth > MAX_DEPTH:
+            return set()
+        if type(e).__name__ == "Name":
+            return {str(e.name)}
+        return set().union(*(names(sub, depth + 1) for sub in (getattr(e, "left", None), getattr(e, "right", None),
+                                                               getattr(e, "operand", None)) if sub is not None))
+
+    def written(g: str) -> Fraction | None:
+        a, b = spans[g]
+        try:
+            return decimal_fraction(question[a:b].replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            return None
+
+    percent = {g for g in places if places[g][0] == "percent"}
+    for step, expr, _line in steps:  # a step of percents alone is a percent ("100% - 40% = 60%")
+        used = names(expr)
+        if used and all(n in percent or n.startswith("k_percent") for n in used):
+            percent.add(step)
+    out: list[str] = []
+    for i, (step, expr, _line) in enumerate(steps):
+        factors = _flat(expr, "*") or []
+        for f, inv in factors:
+            g = str(getattr(f, "name", ""))
+            if not inv or g not in places or places[g][0] != "percent" or g not in spans \
+                    or values.get(g) != written(g) or any(
+                        n in percent or n.startswith("k_percent") for o, _i in factors if o is not f for n in names(o)):
+                continue
+            later = [e for _s, e, _l in steps[i + 1:] if step in names(e)]
+            if not any(n in percent or n.startswith("k_percent") for e in later for o, _i in _flat(e, "*") or []
+                       for n in names(o)):
+                out.append(f"{g} is a percent its step divides by as a number of parts ({step}), and no later "
+                           f"step makes its quotient a percent again: it takes 1/{g} where the question says {g}%")
     return out
 
 

@@ -425,3 +425,25 @@ def test_a_percent_used_as_its_number_of_parts_is_flagged() -> None:
              ("s2_juices", BinOp("*", Name("s1_juices"), Name("g3_people")))]
     defs, values = _defs(givens, steps)
     assert pure_factor_problems(defs, values, givens, q, s) == []
+
+
+def test_a_constant_of_the_words_squared_is_flagged() -> None:
+    """'Two weeks has 2*2=4 weekend days' as k_weekend_days x k_weekend_days (read20): the first 2 is
+    the question's '2 weeks'; a variant with 3 weeks would still count 4 weekend days."""
+    q = "Lu reads 10 pages on weekdays and 20 pages on weekend days. How many pages does she read in 2 weeks?"
+    s = ("Two weeks has 5*2=<<5*2=10>>10 weekdays.\nTwo weeks has 2*2=<<2*2=4>>4 weekend days.\n"
+         "She reads 10*10 + 20*4 = <<10*10+20*4=180>>180 pages.\n#### 180")
+    givens = [_given(q, "g1_pages", 10, "10"), _given(q, "g2_pages", 20, "20"), _given(q, "g3_weeks", 2, "2"),
+              {"name": "k_weekdays_per_week", "value": "5"}, {"name": "k_weekend_days", "value": "2"}]
+
+    def steps(first: str) -> list[tuple[str, Expr]]:
+        return [("s1_weekdays", BinOp("*", Name("k_weekdays_per_week"), Name("g3_weeks"))),
+                ("s2_weekend", BinOp("*", Name(first), Name("k_weekend_days"))),
+                ("s3_pages", BinOp("+", BinOp("*", Name("g1_pages"), Name("s1_weekdays")),
+                                   BinOp("*", Name("g2_pages"), Name("s2_weekend"))))]
+
+    defs, values = _defs(givens, steps("k_weekend_days"))
+    found = pure_factor_problems(defs, values, givens, q, s)
+    assert found == ["k_weekend_days multiplies itself in s2_weekend: one of them is another quantity"], found
+    defs, values = _defs(givens, steps("g3_weeks"))
+    assert pure_factor_problems(defs, values, givens, q, s) == []

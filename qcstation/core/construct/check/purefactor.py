@@ -244,6 +244,7 @@ def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
     out.extend(_money_times_money(steps, results, places, spans, question))
     out.extend(_halved_by_the_line(steps, values, places, parts))
     out.extend(_percent_as_parts(steps, places, values, spans, question))
+    out.extend(_constant_squared(steps))
     for g, uses in pure.items():
         kind, noun, rate = places[g]
         for at, kept, divisor in uses:
@@ -389,6 +390,22 @@ def _percent_as_parts(steps: list[tuple[str, Any, str]], places: Mapping[str, tu
                        for n in names(o)):
                 out.append(f"{g} is a percent its step divides by as a number of parts ({step}), and no later "
                            f"step makes its quotient a percent again: it takes 1/{g} where the question says {g}%")
+    return out
+
+
+def _constant_squared(steps: list[tuple[str, Any, str]]) -> list[str]:
+    """A named constant of the words multiplied by itself ("Two weeks has 2*2=4 weekend days" as
+    k_weekend_days x k_weekend_days, held-out GSM8K train, read20): a quantity the words imply is a
+    count of one thing per another; squared it is no quantity of the story, so one of the two is
+    another number (here the question's "2 weeks"), which a variant would not move."""
+    out: list[str] = []
+    for step, expr, _line in steps:
+        seen: dict[str, int] = {}
+        for f, inv in _flat(expr, "*") or []:
+            name = str(getattr(f, "name", ""))
+            if name.startswith("k_") and not inv:
+                seen[name] = seen.get(name, 0) + 1
+        out += [f"{name} multiplies itself in {step}: one of them is another quantity" for name, n in seen.items() if n > 1]
     return out
 
 

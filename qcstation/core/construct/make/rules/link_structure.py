@@ -51,7 +51,8 @@ def _line_at(solution: str, pos: int) -> str:
 
 
 def _roles(e: Expr) -> list[str]:
-    """What each number of a term does: "times", "divisor", or "" (as :func:`.links._roles`)."""
+    """What each number of a term (in :func:`leaves`' order) does: "times" (a factor of a
+    product), "divisor", or "" (added, subtracted, divided); :mod:`.links` reads it too."""
     out: list[str] = []
     _roles_in(e, "", out)
     return out

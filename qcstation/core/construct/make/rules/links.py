@@ -28,7 +28,7 @@ from qcstation.core.construct.make.rules.clause_words import restated_before, re
 from qcstation.core.construct.make.rules.percent_results import (decide_percent_results, decide_percent_wholes,
                                                                   percent_only as _percent_only,
                                                                   percent_slots as _percent_slots)
-from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure, decide_together,
+from qcstation.core.construct.make.rules.link_structure import (_keep_decided, _roles, decide_by_structure, decide_together,
                                                                 drop_unstated_literals, equal_term_groups,
                                                                 keep_distinct, open_numbers)
 
@@ -307,27 +307,6 @@ def _additive(e: Expr) -> bool:
     if isinstance(e, BinOp):
         return e.op in "+-" and _additive(e.left) and _additive(e.right)
     return isinstance(e, Num)
-
-
-def _roles(e: Expr) -> list[str]:
-    """What each number of a term (in :func:`leaves`' order) does: "times" (a factor of a
-    product), "divisor", or "" (added, subtracted, divided)."""
-    out: list[str] = []
-    _roles_in(e, "", out)
-    return out
-
-
-def _roles_in(x: Expr, role: str, out: list[str]) -> None:
-    """For :func:`_roles`
-    (a function of the module: a closure that calls itself is a reference cycle, which
-    only the cyclic garbage collector frees)."""
-    if isinstance(x, Num):
-        out.append(role)
-    elif isinstance(x, Neg):
-        _roles_in(x.operand, "", out)
-    elif isinstance(x, BinOp):
-        _roles_in(x.left, "times" if x.op == "*" else "", out)
-        _roles_in(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "", out)
 
 
 def _keep_implied_constants(ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,

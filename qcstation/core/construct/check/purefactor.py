@@ -348,6 +348,17 @@ def _halved_by_the_line(steps: list[tuple[str, Any, str]], values: Mapping[str, 
     return out
 
 
+def _names_in(e: Any, depth: int = 0) -> set[str]:
+    """Every name a term uses (a function of the module: a closure that calls itself is a
+    reference cycle, which only the cyclic garbage collector frees)."""
+    if depth > MAX_DEPTH:
+        return set()
+    if type(e).__name__ == "Name":
+        return {str(e.name)}
+    return set().union(*(_names_in(sub, depth + 1) for sub in (getattr(e, "left", None), getattr(e, "right", None),
+                                                               getattr(e, "operand", None)) if sub is not None))
+
+
 def _percent_as_parts(steps: list[tuple[str, Any, str]], places: Mapping[str, tuple[str | None, str, bool]],
                       values: Mapping[str, Fraction], spans: Mapping[str, tuple[int, int]], question: str) -> list[str]:
     """A percent's number used as a bare divisor of another kind of quantity ("10% of his money is
@@ -356,13 +367,7 @@ def _percent_as_parts(steps: list[tuple[str, Any, str]], places: Mapping[str, tu
     would divide by 20, not take a fifth. Right and left alone: a percent stored as its fraction
     ("20%" as 1/5: "$30 / 20%"), a ratio of percents ("100 / 20 = 5 juices", "40%/10% = 4 sets",
     "65*14/35"), and one percent made whole by a later percent ("1% is 240/40 = 6 students ... 60 x 6")."""
-    def names(e: Any, depth: int = 0) -> set[str]:
-        if depth > MAX_DEPTH:
-            return set()
-        if type(e).__name__ == "Name":
-            return {str(e.name)}
-        return set().union(*(names(sub, depth + 1) for sub in (getattr(e, "left", None), getattr(e, "right", None),
-                                                               getattr(e, "operand", None)) if sub is not None))
+    names = _names_in
 
     def written(g: str) -> Fraction | None:
         a, b = spans[g]

@@ -204,7 +204,8 @@ class ReviewScreen(QCScreen):
     def _notice(self, text: str, severity: str = "information") -> None:
         """A notice on its own line under the gate, never over the item."""
         style = {"warning": "yellow", "error": "bold red"}.get(severity, "")
-        self.query_one("#notice_line", Static).update(Text(" ".join(text.split()), style=style))
+        self.query_one("#notice_line", Static).update(
+            Bullet(Text(" ".join(text.split()), style=style), "", indent=2))
 
     def help_notes(self) -> RenderableType:
         return guidelines_text(self.dimension)
@@ -594,7 +595,7 @@ class ReviewScreen(QCScreen):
         self._show_status()
         if item.scope != self.scope:
             self.gate = None  # another set's gate: not this one's
-            self.query_one("#gate_line", Static).update(Text(gate_line(None)))
+            self.query_one("#gate_line", Static).update(Bullet(gate_line(None), "", indent=2))
         self.scope = item.scope
         if step.current or self.gate is None:
             self.call_after_refresh(self._refresh_gate, item.dimension, item.scope)
@@ -631,8 +632,10 @@ class ReviewScreen(QCScreen):
         if message.progress is not None and self.finished and self.item is None:
             self.progress = message.progress
             self._show_status()
+        # its wrapped lines indented, not at column 0 (issue 28: at 80 columns a gate line
+        # with a bound and a next step went on at the edge, as a line of its own)
         self.query_one("#gate_line", Static).update(
-            Text(gate_line(message.gate, has_model=self._has_model)))
+            Bullet(gate_line(message.gate, has_model=self._has_model), "", indent=2))
         if self.finished:
             self._show_done()
 
@@ -661,9 +664,10 @@ class ReviewScreen(QCScreen):
         if self.item is not None and progress is not None:
             line.append(f"  ·  {one_line(self.item.key, 40)} ({self.item.position + 1} of "
                         f"{progress.total})", style="dim")
-        self.query_one("#progress_line", Static).update(line)
+        self.query_one("#progress_line", Static).update(Bullet(line, "", indent=2))
         banner_text = self._banner()
-        self.query_one("#verdict_line", Static).update(banner_text or "")
+        self.query_one("#verdict_line", Static).update(
+            Bullet(banner_text, "", indent=2) if banner_text is not None else "")
         self.set_class(banner_text is not None, "-has-banner")
 
     def _banner(self) -> Text | None:
@@ -702,8 +706,9 @@ class ReviewScreen(QCScreen):
             text.append("There is no open sample for this dimension.\n", style="bold")
             text.append("Press Esc, then s on the dashboard to draw one.\n")
         text.append("\n")
-        text.append(gate_line(self.gate, has_model=self._has_model) if self.gate is not None else "Checking the gate…")
-        parts: list[RenderableType] = [text]
+        parts: list[RenderableType] = [text, Bullet(
+            gate_line(self.gate, has_model=self._has_model) if self.gate is not None
+            else "Checking the gate…", "", indent=2)]
         after = Text()
         if self.gate is not None and not self.gate.passed:
             # as this session can act on it (walk9: '1 awaiting regeneration' with no model

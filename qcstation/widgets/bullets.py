@@ -4,7 +4,9 @@ A blocker or a key-information fact appended to a ``Text`` as ``"\\n  • " + wo
 back to the panel's first column at 80 columns (the releases panel, the review's end, the
 dashboard's gate rules), so its continuation read as a line of its own. :class:`Bullet`
 wraps the words at the width the marker leaves and indents every line after the first by
-the marker's width.
+the marker's width. With no marker and an ``indent`` it is a hanging paragraph (the
+dashboard's kappa lines, the review's gate line): the first line at the left edge, the
+lines after it indented.
 """
 
 from __future__ import annotations
@@ -17,21 +19,23 @@ from rich.text import Text
 
 
 class Bullet:
-    """``marker`` then ``body``; the body's wrapped lines start under its first character."""
+    """``marker`` then ``body``; the body's wrapped lines start ``indent`` cells in (by
+    default under its first character)."""
 
-    def __init__(self, body: Text | str, marker: Text | str = "  • ") -> None:
+    def __init__(self, body: Text | str, marker: Text | str = "  • ",
+                 indent: int | None = None) -> None:
         self.body = Text(body) if isinstance(body, str) else body
         self.marker = Text(marker) if isinstance(marker, str) else marker
+        self.indent = self.marker.cell_len if indent is None else indent
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        indent = self.marker.cell_len
-        room = options.max_width - indent
-        if room < 8:        # too narrow to indent: as a plain line
+        first_room = options.max_width - self.marker.cell_len
+        room = options.max_width - self.indent
+        if min(first_room, room) < 8:        # too narrow to indent: as a plain line
             yield Text.assemble(self.marker, self.body)
             return
-        lines = self.body.wrap(console, room, justify="left", overflow="fold")
-        pad = Segment(" " * indent)
-        for n, line in enumerate(lines or [Text("")]):
+        pad = Segment(" " * self.indent)
+        for n, line in enumerate(_hanging_lines(self.body, console, first_room, room)):
             if n:
                 yield Segment.line()
                 yield pad
@@ -45,5 +49,24 @@ class Bullet:
         longest = max((cell_len(part) for part in self.body.plain.split("\n")), default=0)
         words = max((cell_len(w) for w in self.body.plain.split()), default=0)
         indent = self.marker.cell_len
-        return Measurement(indent + min(words, options.max_width),
+        return Measurement(max(indent, self.indent) + min(words, options.max_width),
                            min(options.max_width, indent + longest))
+
+
+def _hanging_lines(body: Text, console: Console, first_room: int, room: int) -> list[Text]:
+    """``body`` wrapped: its first line in ``first_room`` cells, every later one in ``room``
+    (a line break in the body starts a line at ``room`` too)."""
+    paragraphs = body.split("\n", allow_blank=True) or [Text("")]
+    lines: list[Text] = []
+    for n, para in enumerate(paragraphs):
+        if n or first_room == room:
+            lines += para.wrap(console, room, justify="default", overflow="fold") or [Text("")]
+            continue
+        head, *rest = para.wrap(console, first_room, justify="default", overflow="fold") \
+            or [Text("")]
+        lines.append(head)
+        if rest:
+            tail = para[len(head.plain):]
+            spaces = len(tail.plain) - len(tail.plain.lstrip(" "))
+            lines += tail[spaces:].wrap(console, room, justify="default", overflow="fold")
+    return lines

@@ -69,6 +69,9 @@ class Attention:
 #: the cells before the text of a gate's 'count:', 'next:' and 'plan:' lines (the labels
 #: right-aligned in them), where its wrapped lines start too
 HANGING_INDENT = 18
+#: the indent of a team panel line's wrapped lines (a kappa, a gate's progress): at 80
+#: columns they went on at the panel's edge and read as lines of their own
+HANG = 2
 #: a defect threshold from here up is a demonstration setting, and the dashboard says so
 DEMO_AT = 0.1
 
@@ -380,7 +383,7 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
             line.append(f" ({a['note']})", style="yellow" if a["pairs"] else "dim")
         if a.get("disagreed"):
             line.append(f"; {a['disagreed']:,} to settle", style="yellow")
-        parts.append(line)
+        parts.append(Bullet(line, "", indent=HANG))
     for dim in gates or []:
         g = dim.gate
         if g is None:
@@ -393,7 +396,8 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
         else:
             words = (f"{g.reviewed:,} of the {need:,} reviews it needs at {g.defects:,} defect"
                      f"{'s' if g.defects != 1 else ''}")
-        parts.append(Text.assemble((f"{dim_title(dim)} gate: ", "bold"), words))
+        parts.append(Bullet(Text.assemble((f"{dim_title(dim)} gate: ", "bold"), words), "",
+                            indent=HANG))
     return Group(*parts)
 
 

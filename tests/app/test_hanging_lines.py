@@ -1,0 +1,65 @@
+"""Issue 28.2: a line longer than its panel at 80 columns goes on indented, never at the
+panel's edge where its rest reads as a line of its own (the dashboard's Team panel, the
+review's gate line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from db import Store
+from qcstation.app import make_app
+from tests.app.conftest import ANNOTATOR, make_config, press_each, settle, static_text
+
+SIZE = (80, 24)
+
+
+def _paragraph(text: str, start: str) -> list[str]:
+    """The line that starts with ``start`` and the lines after it up to the next line that
+    starts at the left edge (or a blank line)."""
+    lines = text.splitlines()
+    first = next(n for n, line in enumerate(lines) if line.startswith(start))
+    block = [lines[first]]
+    for line in lines[first + 1:]:
+        if not line.strip() or not line.startswith(" "):
+            break
+        block.append(line)
+    return block
+
+
+def _hangs(block: list[str], text: str) -> None:
+    assert len(block) >= 2, text                       # it does wrap at this width
+    for line in block[1:]:
+        assert line.startswith("  ") and line[2] != " ", text
+
+
+async def test_the_team_panels_lines_go_on_indented_at_80_columns(qc_db: Path) -> None:
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], overlap_rate=0.0)
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        team = app.screen.query_one("#team")
+        text = static_text(team, width=team.content_region.width)
+        _hangs(_paragraph(text, "Notation questions: kappa"), text)
+
+
+async def test_the_reviews_lines_go_on_indented_at_80_columns(qc_db: Path) -> None:
+    """The gate line (with a bound and a step after a reject) and the banner of an item
+    looked back at."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    with Store(qc_db) as store:               # a reject: the line gains a bound and a step
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", reason="changes the answer")
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.3)
+    app = make_app(qc_db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "r")
+        line = app.screen.query_one("#gate_line")
+        text = static_text(line, width=line.content_region.width)
+        _hangs(_paragraph(text, "Gate: not passed"), text)
+        assert "(needs < 30%)" in text
+        await press_each(pilot, "x", "2", "p")
+        banner = app.screen.query_one("#verdict_line")
+        text = static_text(banner, width=banner.content_region.width)
+        _hangs(_paragraph(text, "Looking back: Rejected by you"), text)

@@ -90,3 +90,28 @@ async def test_ctrl_end_and_ctrl_home_go_to_the_ends_of_the_text(qc_db: Path) ->
         assert area.cursor_location == (0, 0)
         await pilot.press("ctrl+shift+end")
         assert area.selected_text == area.text
+
+
+async def test_ctrl_s_on_the_text_as_it_was_stores_nothing(qc_db: Path) -> None:
+    """Walked at 80x24 in tmux on a quickstart database: in the curator queue, e on a
+    rejected notation question, then Ctrl+S with the text untouched stored it as version 2,
+    'verified on its own terms and accepted': the reject closed with no fix (the content
+    read again from the same words differs from the rule-made one in its fields, so 'the
+    edit changes nothing' never fired). The text as it was is refused and nothing stored."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        modal = _fix_modal(app)
+        if modal.needs_reason:
+            modal.query_one("#fix_reason").value = "wrong rate"     # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert _fix_modal(app) is modal, flat(screen_text(app))
+        assert "changes nothing" in flat(screen_text(app))
+        assert reviews(qc_db) == []
+        await pilot.press("end", *" Give it.")         # an edit goes on to its checks
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "changes nothing" not in flat(screen_text(app))

@@ -36,6 +36,8 @@ from qcstation.core.review.queries import LIVE_SEED_STATUSES
 from qcstation.core.review.sampling import join_open_sample
 
 FIXABLE = ("arithmetic", "understanding")
+_UNCHANGED = ("the edit changes nothing: change the text to fix the item (an item right as it "
+              "is is accepted instead, or its reject overridden)")
 MAX_NOTATION_CHARS = 4000
 
 
@@ -134,12 +136,17 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
         raise ReviewError("no account is known for this session")
     item, cur, late = _fixable(store, int(item_id), who, curators)
     base_item = item if int(cur["id"]) == item.artifact_id else None
-    content, result = check_edit(store, item if base_item else _with_content(item, cur), text)
+    edited = item if base_item else _with_content(item, cur)
+    # the words as they were (issue 28: read again, a rule-made notation question's content
+    # differs from the stored one in its fields, so Ctrl+S on the untouched text stored it as
+    # a fixed version and closed the reject with no fix)
+    if " ".join(text.split()) == " ".join(editable_text(edited).split()):
+        raise ReviewError(_UNCHANGED, title="Nothing changed")
+    content, result = check_edit(store, edited, text)
     if json.dumps(content, sort_keys=True) == json.dumps(
             json.loads(cur["content"]) if isinstance(cur["content"], str) else cur["content"],
             sort_keys=True):
-        raise ReviewError("the edit changes nothing; accept the item instead",
-                          title="Nothing changed")
+        raise ReviewError(_UNCHANGED, title="Nothing changed")
     why = clean_text(reason, MAX_REASON_CHARS)
     shown = display if display is not None else store.display_name
     with store.transaction():

@@ -32,13 +32,13 @@ def test_fix_a_notation_question_in_place_through_z3(shipped: Store) -> None:
     with pytest.raises(ReviewError, match="cannot read the edited question into SMT-LIB: "
                                           "the question defines nothing"):
         fix_in_place(shipped, item.item_id, "What is 2 + 2?", actor="ann", reason="x")
+    name = re.match(r"Let (\w+) =", text).group(1)  # type: ignore[union-attr]
+    fixed = re.sub(rf"\b{name}\b", "q1", text)
     with pytest.raises(ReviewError, match="say what was wrong"):
-        fix_in_place(shipped, item.item_id, text.replace("Let ", "Let  "), actor="ann")
+        fix_in_place(shipped, item.item_id, fixed, actor="ann")
     assert shipped.scalar("SELECT COUNT(*) FROM artifacts") == versions
     assert shipped.scalar("SELECT COUNT(*) FROM reviews") == 0
     # a right edit (a variable renamed) is verified, linked and accepted by its author
-    name = re.match(r"Let (\w+) =", text).group(1)  # type: ignore[union-attr]
-    fixed = re.sub(rf"\b{name}\b", "q1", text)
     done = must(fix_in_place(shipped, item.item_id, fixed, actor="Ann", reason="unclear names"))
     new = must(shipped.one("SELECT * FROM artifacts WHERE id = ?", (done["artifact_id"],)))
     assert (new["generator"], new["author"], new["replaces_id"], new["status"]) == \
@@ -53,6 +53,22 @@ def test_fix_a_notation_question_in_place_through_z3(shipped: Store) -> None:
     assert g.open_rejects == 0 and g.defects == 1     # the fixed version was a defect
     shown = get_item(shipped, done["new_item_id"])
     assert shown.author == "ann" and shown.requeued and shown.outcome == "accept"
+
+
+def test_the_text_as_it_was_is_no_fix(shipped: Store) -> None:
+    """Issue 28 (walked at 80x24): Ctrl+S on a rejected rule-made notation question, its
+    text untouched, stored it as version 2, verified and accepted: the reject closed with
+    no fix. The same words (or the same with other spaces) are refused; nothing stored."""
+    for dimension in ("arithmetic", "understanding"):
+        item = must(claim(shipped, "ann", dimension))
+        decide(shipped, item.item_id, "ann", "reject", "changes the answer")
+        text = editable_text(item)
+        versions = shipped.scalar("SELECT COUNT(*) FROM artifacts")
+        for same in (text, "  " + text.replace(" ", "   ", 3) + "\n"):
+            with pytest.raises(ReviewError, match="the edit changes nothing"):
+                fix_in_place(shipped, item.item_id, same, actor="bob")
+        assert shipped.scalar("SELECT COUNT(*) FROM artifacts") == versions
+        assert f.artifact_status(shipped, item.artifact_id) == "rejected"
 
 
 def test_fix_key_information_of_a_rejected_item(shipped: Store) -> None:

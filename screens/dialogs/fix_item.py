@@ -178,17 +178,20 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         needs of the rest (prompt, message, reason field, borders and footer come first)."""
         height = self.app.size.height
         self.query_one("#fix_dialog").styles.width = min(100, max(40, self.app.size.width - 4))
-        context = max(3, height // 6)           # it scrolls: the editor comes first
-        self.query_one("#fix_context").styles.max_height = context
-        area = self.query_one("#fix_text", TextArea)
         # the dialog's 90 % of the rows above the footer, less its border (2), the prompt,
         # the message shown and the reason field (3): a refusal took rows the editor had, so
-        # the reason field, focused and typed into, went out of the dialog at 80x24
+        # the reason field, focused and typed into, went out of the dialog at 80x24; the
+        # context (it scrolls) gives up rows before the editor's four lines do (a refusal of
+        # four rows under a short text put the reason field out of the dialog, issue 28)
         inside = int((height - 1) * 0.9) - 2
-        taken = (context + self._rows(self._prompt_text())
+        fixed = (self._rows(self._prompt_text())
                  + (self._rows(self.message, at_most=4) if self.message else 0)
                  + (3 if self.needs_reason else 0))
-        room = max(4 + EDITOR_BORDER_ROWS, inside - taken)
+        least = 4 + EDITOR_BORDER_ROWS
+        context = max(1, min(max(3, height // 6), inside - fixed - least))
+        self.query_one("#fix_context").styles.max_height = context
+        area = self.query_one("#fix_text", TextArea)
+        room = max(least, inside - context - fixed)
         area.styles.height = editor_height(area.text, at_most=room)
 
     def _rows(self, text: str, at_most: int = 10) -> int:

@@ -119,3 +119,30 @@ async def test_f1_says_what_ctrl_c_does_with_nothing_selected(qc_db: Path) -> No
                     "quit") in text, text
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_a_refusal_of_four_rows_keeps_the_reason_field_in_view(qc_db: Path) -> None:
+    """Walked at 80x24: a fix refused with the meaning check's message (four rows) under a
+    short text: the editor kept its four lines and the context its rows, and the reason
+    field went out of the dialog (only its top edge showed). The context gives up rows."""
+    from textual.widgets import Static
+
+    app = make_app(qc_db, config=make_config(), account="ann", review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, FixModal)
+        area = app.screen.query_one("#fix_text", TextArea)
+        await pilot.press("end", *" Give it.", "tab", *"typo", "ctrl+s")
+        await settle(pilot)
+        error = app.screen.query_one("#fix_error", Static)
+        assert error.display and error.region.height == 4, error.region
+        dialog = app.screen.query_one("#fix_dialog")
+        reason = app.screen.query_one("#fix_reason")
+        inside = dialog.content_region
+        for widget in (error, area, reason):
+            assert widget.region.y >= inside.y and widget.region.bottom <= inside.bottom, (
+                widget.id, widget.region, inside)
+        assert area.content_region.height >= 4
+        assert app.screen.query_one("#fix_context").region.height >= 1

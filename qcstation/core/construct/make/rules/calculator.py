@@ -20,7 +20,7 @@ from qcstation.core.construct.make.rules.finalunit import converted_answer
 from qcstation.core.construct.make.rules.worded import worded_computations
 from qcstation.core.construct.make.rules.chains import (chained_computations, protect_chain_fractions,
                                                         restated_fractions, whole_less_fraction)
-from qcstation.core.construct.make.rules.ones import ONE_PREFIX, one_constant_words
+from qcstation.core.construct.make.rules.ones import ONE_PREFIX, UNBOUND_ONE, one_constant_words
 from qcstation.core.construct.make.rules.links import CHAIN_SOURCE, FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
@@ -451,8 +451,10 @@ def smt_from_calculator_annotations(
                                             read_worded=True)
             except RuleError:
                 pass
-        if str(exc).startswith(_CHAIN_READ_AFTER):
-            # a chain of equal terms or a fraction result the inline reader left (:mod:`.chains`)
+        if str(exc).startswith(_CHAIN_READ_AFTER) or exc.title == UNBOUND_ONE:
+            # a chain of equal terms or a fraction result the inline reader left (:mod:`.chains`);
+            # a 1 no words tie may be the whole of "1 - (2/3) = 1/3", written before the step that
+            # uses its result ("12 x (1/3)"): the chain reader reads that line as a step
             try:
                 return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint,
                                             read_chains=True)

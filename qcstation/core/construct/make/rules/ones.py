@@ -56,6 +56,7 @@ from typing import Any
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, expr_names
 from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, ANNOTATION, line_stems, solution_stems, stem
 from qcstation.core.construct.make.rules.implied import another_one, implied_names, included_person
+from qcstation.core.construct.make.rules.ratios import base_share_one
 from qcstation.core.construct.make.rules.result import RuleError
 
 __all__ = ["ONE_PREFIX", "bind_ones", "one_constant_words"]
@@ -466,6 +467,14 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 chosen[id(num)] = ones.given_at(place)
             else:
                 pending.append((num, op, siblings))
+        if pending:
+            # "3 times as many apples as oranges" / "3+1": the base's one part (:func:`~.ratios.base_share_one`)
+            shares = [base_share_one(givens, line, op, sib, ones.names, {n for n, _, _ in consts})
+                      for _, op, sib in pending]
+            if all(shares):
+                for (num, _, _), share in zip(pending, shares):
+                    chosen[id(num)] = ones.constant(str(share))
+                pending = []
         if pending:
             ops = {op for _, op, _ in pending}
             names = ones.person(pending[0][1], pending[0][2], line) if len(ops) == 1 and ops <= {"+", "-"} else None

@@ -341,7 +341,8 @@ def render_gate_summary(dimensions: list[DimensionQC], *, has_model: bool = True
             line.append(f"; defect bound {bound_percent(gate.upper_bound, gate.threshold)} "
                         f"from {gate.defects:,} of {gate.reviewed:,} random draws rejected "
                         f"(must be below {percent(gate.threshold)})", style="dim")
-        parts.append(line)
+        # its wrapped lines under the dimension's name, not at the panel's edge (issue 28)
+        parts.append(Bullet(line, "", indent=len("NOT PASSED  ")))
         returned = _returned_items(dim)
         if returned is not None:
             parts.append(Hanging("count: ", returned))

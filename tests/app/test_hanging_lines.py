@@ -63,3 +63,26 @@ async def test_the_reviews_lines_go_on_indented_at_80_columns(qc_db: Path) -> No
         banner = app.screen.query_one("#verdict_line")
         text = static_text(banner, width=banner.content_region.width)
         _hangs(_paragraph(text, "Looking back: Rejected by you"), text)
+
+
+async def test_a_gates_line_goes_on_under_its_dimension_at_80_columns(qc_db: Path) -> None:
+    """Walked at 80x24: after a reject the QC gates panel's line 'NOT PASSED  Notation
+    questions: 1 of 11 reviewed, 1 rejected; defect bound 100% from ...' went on at the
+    panel's edge; its rest now starts under the dimension's name."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    with Store(qc_db) as store:
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", reason="changes the answer")
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.3)
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one("#gates")
+        text = static_text(panel, width=panel.content_region.width)
+        lines = text.splitlines()
+        first = next(n for n, line in enumerate(lines) if line.startswith("NOT PASSED"))
+        assert "defect bound" in lines[first] and "(must be below 30%)" not in lines[first], text
+        rest = lines[first + 1]
+        assert rest.startswith(" " * 12) and rest[12] != " " and "30%" in rest, text

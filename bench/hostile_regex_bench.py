@@ -61,7 +61,7 @@ HARMLESS = {
     "categories._WORD_BEFORE": "searched in the 30 characters before a place",
     "noun_counts._WORD_BEFORE": "searched in the 24 characters before a number",
     "words._WORD_BEFORE": "searched in the 40 characters before a place",
-    "unknowns._FRACTION": "fullmatch of one fraction's text",
+    "unknown_describe._FRACTION": "fullmatch of one fraction's text",
     "unknowns._MAIN_AFTER_PREMISE": "match at one place of a blank's description",
     "reading.words._FRACTION_AFTER": "match after each number word (each run after one is read once)",
     "constants._FRACTION_AFTER": "match after each phrase found (each run after one is read once)",

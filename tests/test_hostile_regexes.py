@@ -201,7 +201,7 @@ def _guarded() -> dict[str, tuple[re.Pattern[str], str, str, str, list[str], str
     """name -> (the pattern now, before, how it is read, its guard now, pieces of hostile
     strings, a hostile unit). Each guard lets the pattern start only where the leftmost match
     can start: where a run of spaces (or of its class) starts, or at a comma."""
-    from qcstation.core.construct.make import unknown_words, unknowns
+    from qcstation.core.construct.make import unknown_describe, unknown_words
     from qcstation.core.construct.make.rules import worded
     from qcstation.core.derive import story
     join = r"(?:(?=,)|(?<![\s,]))(?<!\sand)(?<!\sor)(?<!\sbut)"
@@ -210,9 +210,10 @@ def _guarded() -> dict[str, tuple[re.Pattern[str], str, str, str, list[str], str
                                           [" ", "=", "$", "€", "a", "\n", "1", "\t"], " ="),
         "worded._OP_WORD": (worded._OP_WORD, r"\s+(plus|minus|times|multiplied by|divided by)\s+", "sub", r"(?<!\s)",
                             [" ", "plus", "times", "multiplied", " by", "1", "\n", "x"], "\t"),
-        "unknowns._EMPTY_BECAUSE": (unknowns._EMPTY_BECAUSE, r",?\s+(?:because|since)\s+[\ue000-\ue7ff]?\?\s*[.,;]?$",
-                                    "sub", r"(?:,|(?<![\s,]))", [" ", ",", "because", "since", "?", "\ue001", ".",
-                                                                 "\t", "a"], "\t"),
+        "unknown_describe._EMPTY_BECAUSE": (unknown_describe._EMPTY_BECAUSE,
+                                            r",?\s+(?:because|since)\s+[\ue000-\ue7ff]?\?\s*[.,;]?$",
+                                            "sub", r"(?:,|(?<![\s,]))", [" ", ",", "because", "since", "?", "\ue001",
+                                                                         ".", "\t", "a"], "\t"),
         "keyinfo_draft._JOIN_END": (keyinfo_draft._JOIN_END, r"(?:,?\s+(?:and|or|but))+$", "sub", join,
                                     [" ", ",", "and", "or", "but", "AND", "b", "x", "\n", "s"], " and"),
         "story._CONDITION_OR_TOTAL": (story._CONDITION_OR_TOTAL, r"\s+(?:if|when|unless|in total|in all|altogether)\b",

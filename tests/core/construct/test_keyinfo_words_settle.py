@@ -97,7 +97,7 @@ def test_a_fraction_the_question_states_in_words_stays(gsm8k: dict) -> None:
 
 
 def test_a_fraction_the_question_does_not_state_is_still_read_by_its_parts() -> None:
-    from qcstation.core.construct.make.unknowns import _describe
+    from qcstation.core.construct.make.unknown_describe import _describe
 
     line = "Of the remaining 3, 1/3 are to her boyfriend, so Robyn sends him 3 * 1 / 3 = <<3*1/3=1>>1 email a day."
     stated = {Fraction(16), Fraction(7)}

@@ -101,13 +101,13 @@ _GUARDED = {
     "qcstation.core.construct.check.bindings._CLAUSE_BOUND": (r"[.;,]\s|\band\b", 0),
     "qcstation.core.construct.make.rules.calculator._MENTION_RE":
         (r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?", 0),
-    "qcstation.core.construct.make.unknowns._WRITTEN_NUMBER":
+    "qcstation.core.construct.make.unknown_describe._WRITTEN_NUMBER":
         (r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?", 0),
-    "qcstation.core.construct.make.unknowns._GLUED_DOLLAR": (r"(?<=[A-Za-z])\$(?=\d)", 0),
-    "qcstation.core.construct.make.unknowns._GLUED_UNIT": (r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b", 0),
-    "qcstation.core.construct.make.unknowns._GLUED_TIMES": (r"(?<=\d\s)([x×*])(?=\d)", 0),
-    "qcstation.core.construct.make.unknowns._GLUED_TIMES_AFTER": (r"(?<=\d)([x×])(?=\s+\$?\d)", 0),
-    "qcstation.core.construct.make.unknowns._GLUED_WORD":
+    "qcstation.core.construct.make.unknown_describe._GLUED_DOLLAR": (r"(?<=[A-Za-z])\$(?=\d)", 0),
+    "qcstation.core.construct.make.unknown_describe._GLUED_UNIT": (r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b", 0),
+    "qcstation.core.construct.make.unknown_describe._GLUED_TIMES": (r"(?<=\d\s)([x×*])(?=\d)", 0),
+    "qcstation.core.construct.make.unknown_describe._GLUED_TIMES_AFTER": (r"(?<=\d)([x×])(?=\s+\$?\d)", 0),
+    "qcstation.core.construct.make.unknown_describe._GLUED_WORD":
         (r"(?<=[a-z]{2})(?=\d[\d,]*(?:\.\d+)?\s*[*×x/+]\s*\$?\.?\d)", 0),
     "qcstation.core.derive.bindings._NUM_RE":
         (r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+(?![\d.]))?(?![\d])", 0),

@@ -47,6 +47,7 @@ from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.word_clauses import vouched_by_word_clauses
 from qcstation.core.construct.check.own_result import crossed_twin, own_line, place_by_line, without_result
 from qcstation.core.construct.check.sentence_operands import vouched_by_sentence_operands
+from qcstation.core.construct.check.partitive_rates import partitive_rate_problems
 from qcstation.core.construct.check.unit_sizes import sized_unit_problems
 from qcstation.core.construct.check.multipliers import object_of_own_word, own_word_givens, vouched_by_multiplied  # noqa: E501
 from qcstation.core.construct.check.repeats import repeated_given
@@ -213,7 +214,8 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             defs, values, {n for n, e in defs.items() if _is_given(e)}, question, lines, _places(question))] \
         + [Binding(*found) for found in repeated_given(defs, values, question, _places(question), _is_given)] \
         + [Binding(*found) for found in unit_problems(defs, values, question, solution, occurrences, _is_given)] \
-        + [Binding(*found) for found in sized_unit_problems(defs, values, solution, occurrences, _is_given)]
+        + [Binding(*found) for found in sized_unit_problems(defs, values, solution, occurrences, _is_given)] \
+        + [Binding(*found) for found in partitive_rate_problems(defs, values, question, solution, occurrences, _is_given)]
 
 
 _CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})

@@ -85,7 +85,7 @@ __all__ = ["Flag", "FLAG_CODES", "HARD_FLAGS", "AUDIT_VERSION", "audit_artifact"
            "parse_flag_codes", "hard_flags", "hard_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 10
+AUDIT_VERSION = 11
 
 #: flags that keep an artifact out of ``verified`` (and so out of release and derived sets)
 HARD_FLAGS = frozenset({"given-role", "stated-literal", "pure-factor"})

@@ -17,6 +17,7 @@ from fractions import Fraction
 from qcstation.common.memo import text_memo
 
 __all__ = [
+    "written_numbers",
     "ExactAnswer",
     "decimal_places",
     "denominator_places",
@@ -282,6 +283,24 @@ def plain_fractions(text: str) -> str:
         return lead + _VULGAR[m.group("ch")] + (f" {after}" if after is not None else "")
 
     return _VULGAR_RE.sub(digits, text)
+
+
+#: a number written in digits, exactly as a text writes it ("1,500", "2.5", a fraction "3/4" as one)
+_WRITTEN_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?")
+_SIGNED_RE = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?")
+
+
+def written_numbers(text: str | None, *, signed: bool = False, limit: int = 100_000) -> set[Fraction]:
+    """Every number a text writes in digits ("1,500", "2.5", "3/4"; "-7" where ``signed``), exact,
+    read from its first ``limit`` characters: what a chain of thought or a solution line states,
+    compared with the values it should state (step fidelity, a line's numbers against its question's)."""
+    out: set[Fraction] = set()
+    for m in (_SIGNED_RE if signed else _WRITTEN_RE).finditer((text or "")[:limit]):
+        try:
+            out.add(Fraction(m.group(0).replace(",", "").replace(" ", "")))
+        except (ValueError, ZeroDivisionError):
+            continue
+    return out
 
 
 def count_numbers(text: str) -> int:

@@ -17,7 +17,8 @@ Reads bounded text (the first 20,000 characters of each)."""
 from __future__ import annotations
 
 import re
-from fractions import Fraction
+
+from qcstation.core.reading.answers import written_numbers
 
 __all__ = ["name_slip"]
 
@@ -32,21 +33,6 @@ _NOT_NAMES = frozenset("""The This That These Those There Then Than Thus Therefo
     Together Total In On At For From With Without Adding Subtracting Multiplying Dividing Now Also Since
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July
     August September October November December One Two Three Four Five Six Seven Eight Nine Ten Half""".split())
-#: a number written in digits (a fraction as one: "1/6")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?:\s*/\s*\d+)?")
-
-
-def _values(text: str) -> set[Fraction]:
-    out: set[Fraction] = set()
-    for m in _NUMBER.finditer(text):
-        raw = m.group(0).replace(",", "").replace(" ", "")
-        try:
-            out.add(Fraction(raw))
-        except (ValueError, ZeroDivisionError):
-            continue
-    return out
-
-
 def _names(text: str) -> set[str]:
     """The capitalized words of ``text`` that are no sentence's first word and no function word."""
     out: set[str] = set()
@@ -62,9 +48,9 @@ def name_slip(line: str, question: str) -> str | None:
     """Why ``line`` names another person or place than the one its numbers are the question's
     for (see the module docstring), or None."""
     line, question = line[:_MAX], question[:_MAX]
-    sentences = [(s.group(0), _values(s.group(0))) for s in _SENTENCE.finditer(question)]
+    sentences = [(s.group(0), written_numbers(s.group(0))) for s in _SENTENCE.finditer(question)]
     prose = re.sub(r"<<[^<>]{0,400}>>", " ", line)
-    used = _values(prose)
+    used = written_numbers(prose)
     # the line's numbers the question states, each in the sentences that state it
     stated = {v for v in used for _s, vals in sentences if v in vals}
     if not stated:

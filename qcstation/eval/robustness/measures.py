@@ -9,7 +9,6 @@ answers agree when they are equal strings (values are normalised by :func:`norm`
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -17,6 +16,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from qcstation.common.stats import wilson
+from qcstation.core.reading.answers import written_numbers
 
 __all__ = [
     "CF",
@@ -317,20 +317,9 @@ def mcnemar(before: Sequence[bool], after: Sequence[bool]) -> McNemar:
                    gained, lost, min(1.0, p))
 
 
-_NUMBER_RE = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?")
-MAX_TEXT = 100_000
-
-
 def numbers_in(text: str | None) -> set[Fraction]:
     """Every number written in a text (``1,500``, ``2.5``, ``3/4``, ``-7``), exact."""
-    out: set[Fraction] = set()
-    for m in _NUMBER_RE.finditer((text or "")[:MAX_TEXT]):
-        raw = m.group(0).replace(",", "").replace(" ", "")
-        try:
-            out.add(Fraction(raw))
-        except (ValueError, ZeroDivisionError):
-            continue
-    return out
+    return written_numbers(text, signed=True)
 
 
 def _appears(value: Fraction, found: set[Fraction]) -> bool:

@@ -84,3 +84,11 @@ def test_decimal_fraction_is_fraction(text: str) -> None:
     except (ValueError, ZeroDivisionError) as exc:
         got = type(exc)
     assert got == want and type(got) is type(want)
+
+
+def test_written_numbers_reads_each_number_a_text_writes_exactly() -> None:
+    from qcstation.core.reading.answers import written_numbers
+    text = "He paid $1,500 for 2.5 boxes, 3 / 4 of them red, and lost -7 points (v2.0 ignored)."
+    assert written_numbers(text) == {Fraction(1500), Fraction(5, 2), Fraction(3, 4), Fraction(7)}
+    assert written_numbers(text, signed=True) == {Fraction(1500), Fraction(5, 2), Fraction(3, 4), Fraction(-7)}
+    assert written_numbers("1/0 and 12", limit=8) == set() and written_numbers(None) == set()

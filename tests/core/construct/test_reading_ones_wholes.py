@@ -1,6 +1,7 @@
 """Bare 1s whose words say what they are (issue 26.1, lane covB): the base's one part of "N times
-as many ... as" that a step adds to N, and the whole of "1 - (2/3) = 1/3" written on a line before
-the step that uses its result. Never a 1 the words do not tie."""
+as many ... as" that a step adds to N, the whole of "1 - (2/3) = 1/3" written on a line before
+the step that uses its result, the one "N other people" are other than, the one the question counts
+in ("including the queen", "including himself"). Never a 1 the words do not tie."""
 
 from __future__ import annotations
 
@@ -65,3 +66,49 @@ def test_the_whole_less_a_fraction_written_before_its_use() -> None:
     # the 1 is the whole tank the question's 3/4 is of; the 4 no given of its own
     assert [st.sexpr for st in made.steps] == ["(- 1 g1_full)", "(* g2_liters s1_empty_because)"]
     assert {g["value"] for g in made.givens} == {"3/4", "60"}
+
+
+def test_the_one_n_others_are_other_than() -> None:
+    # the one person the question names: "4 other people" / "4+1"
+    q = ("Rosa buys the milk for her flat. There are 4 other people in the flat and everyone drinks 2 glasses "
+         "a day. How many glasses do they drink a day?")
+    made = rule_for_seed(_seed(q, "There are 4+1=<<4+1=5>>5 people in the flat.\n"
+                                  "They drink 5*2=<<5*2=10>>10 glasses a day.\n#### 10", "10"))
+    assert made.steps[0].sexpr == "(+ g1_people k_one_rosa)"
+    # two named, "their 6 other friends": one constant each, in the line's order
+    q2 = ("Omar baked 20 rolls and Lena baked 16 rolls. They shared the rolls evenly with their 7 other friends. "
+          "How many rolls did each of them get?")
+    made = rule_for_seed(_seed(q2, "They have 20+16=<<20+16=36>>36 rolls.\n"
+                                   "There are 7 friends + 1 (Lena) + 1 (Omar) = <<7+1+1=9>>9 people.\n"
+                                   "Each gets 36/9=<<36/9=4>>4 rolls.\n#### 4", "4"))
+    assert made.steps[1].sexpr == "(+ g3_friends k_one_lena k_one_omar)"
+    # "each <noun> ... N other <noun>s": that one
+    q3 = ("Each camper shares a tent with 3 other campers. There are 6 tents. How many campers are there?")
+    made = rule_for_seed(_seed(q3, "A tent holds 3 + 1 = <<3+1=4>>4 campers.\n"
+                                   "There are 6 * 4 = <<6*4=24>>24 campers.\n#### 24", "24"))
+    assert made.steps[0].sexpr == "(+ g1_campers k_one_camper)"
+
+
+def test_an_other_with_no_one_the_words_name_stays_refused() -> None:
+    # "each friend ... 2 other guests": who the 1 is, the words do not say
+    q = "Each friend brings 2 other guests to the party. There are 5 friends. How many come?"
+    with pytest.raises(RuleError, match="writes the number 1"):
+        rule_for_seed(_seed(q, "A friend comes with 2 + 1 = <<2+1=3>>3 people.\n"
+                               "So 5 * 3 = <<5*3=15>>15 people come.\n#### 15", "15"))
+    # two people named, one 1 added: which of them, no reader can tell
+    q2 = "Omar and Lena invite 7 other friends. How many people are there?"
+    with pytest.raises(RuleError, match="writes the number 1"):
+        rule_for_seed(_seed(q2, "There are 7 + 1 = <<7+1=8>>8 people.\n#### 8", "8"))
+
+
+def test_the_one_the_question_counts_in() -> None:
+    q = ("A colony gains 500 ants and loses 120 ants. It had 3000 ants at first. How many ants are in the colony, "
+         "including the queen?")
+    made = rule_for_seed(_seed(q, "It has 3000+500-120=<<3000+500-120=3380>>3380 ants.\n"
+                                  "Including the queen there are 3380+1=<<3380+1=3381>>3381.\n#### 3381", "3381"))
+    assert made.steps[-1].sexpr.endswith("k_one_the_queen)")
+    q2 = ("Tariq is having a picnic and is inviting 9 guests. He wants everyone, including himself, to have 3 "
+          "sandwiches. How many sandwiches does he need?")
+    made = rule_for_seed(_seed(q2, "Including Tariq, there will be 9 + 1 = <<9+1=10>>10 people.\n"
+                                   "He needs 10 x 3 = <<10*3=30>>30 sandwiches.\n#### 30", "30"))
+    assert made.steps[0].sexpr == "(+ g1_guests k_one_tariq)"

@@ -25,7 +25,9 @@ __all__ = ["another_one", "implied_constant", "included_person"]
 #: "including Ashley" / "Ashley included": a person the question counts in by name
 _INCLUDED_Q = r"\b(?:including|counting|plus)\s+{who}\b|\b{who}\s+included\b"
 #: "If you add Ashley" / "plus Ashley" / "including Ashley" / "Ashley herself": the line adds that person
-_ADDS_PERSON = re.compile(r"\b(?:add(?:s|ing)?|plus|including|counting)\s+([A-Z][a-z]+)\b"
+#: "including the queen" / "plus the driver": the line adds the one the question counts in by that noun
+_ADDS_THE = re.compile(r"\b(?:including|counting|plus)\s+the\s+([a-z]+)\b", re.I)
+_ADDS_PERSON = re.compile(r"\b(?:[Aa]dd(?:s|ing)?|[Pp]lus|[Ii]ncluding|[Cc]ounting)\s+([A-Z][a-z]+)\b"
                           r"|\b([A-Z][a-z]+)\s+(?:herself|himself)\b")
 
 
@@ -35,10 +37,35 @@ def included_person(line: str, question: str) -> str | None:
     Ashley?"): a 1 the words imply, never a stated "one more person" of equal value. None where
     the line names no such person, or two."""
     who = {m.group(1) or m.group(2) for m in _ADDS_PERSON.finditer(line)}
-    if len(who) != 1:
+    the = {m.group(1).lower() for m in _ADDS_THE.finditer(line)}
+    if len(who) + len(the) != 1:
         return None
+    if the:
+        # "including the queen is 27200+1" for "(including the queen)": that one, by the question's words
+        noun = the.pop()
+        return "the " + noun if re.search(_INCLUDED_Q.format(who="the " + re.escape(noun)), question, re.I) else None
     name = who.pop()
-    return name if re.search(_INCLUDED_Q.format(who=re.escape(name)), question) else None
+    if re.search(_INCLUDED_Q.format(who=re.escape(name)), question):
+        return name
+    # "Including Carl, 15 + 1" for "Carl is ... inviting 15 guests ... everyone, including himself": the
+    # one person the question names, whom it counts in as "himself"/"herself"
+    named = {w for w in re.findall(r"\b[A-Z][a-z]+\b", question[:20_000]) if w == name}
+    return name if named and re.search(_INCLUDED_Q.format(who="(?:himself|herself)"), question) \
+        and _only_name(question, name) else None
+
+
+def _only_name(question: str, name: str) -> bool:
+    """Is ``name`` the one capitalised word of the question it never writes in lower case, other than
+    words that open its sentences ("If", "The", "Each")?"""
+    q = question[:20_000]
+    lower = {w.lower() for w in re.findall(r"\b[a-z]+\b", q)}
+    openers = {m.group(1) for m in re.finditer(r"(?:^|[.?!]\s+)([A-Z][a-z]+)", q)}
+    caps = {w for w in re.findall(r"\b[A-Z][a-z]+\b", q) if w.lower() not in lower and w not in _CALENDAR}
+    return caps - (openers - {name}) == {name}
+
+
+_CALENDAR = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+    July August September October November December Christmas Halloween Easter Thanksgiving""".split())
 
 
 _ANOTHER = re.compile(r"\banother\s+([A-Za-z]+)", re.I)

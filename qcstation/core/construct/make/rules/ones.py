@@ -56,6 +56,7 @@ from typing import Any
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, expr_names
 from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, ANNOTATION, line_stems, solution_stems, stem
 from qcstation.core.construct.make.rules.implied import another_one, implied_names, included_person
+from qcstation.core.construct.make.rules.other_ones import others_reference
 from qcstation.core.construct.make.rules.ratios import base_share_one
 from qcstation.core.construct.make.rules.result import RuleError
 
@@ -238,6 +239,10 @@ class _Ones:
                 who = {c for c in _CAPITAL.findall(self.q[a:b]) if c not in _NOT_A_NAME}
                 if len(who) == 1:
                     return [ONE_PREFIX + _slug(who.pop())]
+                # "There are 3 other people in the house" / "3+1": the one the question names (.other_ones)
+                others = others_reference(self.q, n.start, n.text, a, line, _NOT_A_NAME, ONE_PREFIX)
+                if others is not None:
+                    return others
         if op == "+" and len(counts) == 1 and _GROUP_LINE.search(line):
             # "each invited person says that they will also invite 2 of their friends" / "groups of
             # 1 + 2 = 3 people": the one who brings them

@@ -454,6 +454,9 @@ def _ask_known(question: str, parts: list[str], clause: str, here: list[tuple[in
         last = -1
         if group and at >= 0:  # where the group's first given stands ("a week", "dozens", "$20")
             a, b = group[0]
+            if not at <= a < b <= at + len(clause):  # words the clause cut: "can Henry | and his brother"
+                out.append(f'The question asks about "{question[a:group[-1][1]]}"')
+                continue
             pos = a - at - (1 if a > 0 and question[a - 1] in "$€£" else 0)
             hit = re.compile(r"[$€£]?" + re.escape(question[a:b])).match(clause, max(pos, 0)) or hit
             last = group[-1][1] - at

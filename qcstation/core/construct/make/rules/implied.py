@@ -308,11 +308,22 @@ def word_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
 _RELATIVES_RE = re.compile(r"\b(his|her|their)\s+([a-z]+)\s+and\s+(?:(?:his|her|their)\s+)?([a-z]+)\b")
 
 
+#: one person the question names and one relative of theirs, by name and a singular kin word ("Henry and
+#: his brother", "Ron and his wife"; never "Mell and her friends", "Joe and his team": a group, not one)
+_KIN = (r"(?:brother|sister|wife|husband|mom|mother|dad|father|son|daughter|cousin|uncle|aunt|grandma"
+        r"|grandmother|grandpa|grandfather|boyfriend|girlfriend|fianc[eé]e?|nephew|niece|roommate)")
+_NAME_AND_KIN_RE = re.compile(rf"\b([A-Z][a-z]+)\s+and\s+(?:his|her|their)\s+(?:[a-z]+\s+)?({_KIN})\b(?!['’-])")
+
+
 def relative_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
     """The pairs of people the question names by their relation to one person ("her mom and her
-    sister", "his wife and son"): (the text, its two members)."""
-    return _distinct_lists(((m.group(0), [m.group(2), m.group(3)]) for m in _RELATIVES_RE.finditer(question[:20_000])),
-                           _NOT_A_THING)
+    sister", "his wife and son", "Henry and his brother", "Ron and his older sister"): (the text,
+    its two members)."""
+    q = question[:20_000]
+    found = [(m.group(0), [m.group(2), m.group(3)]) for m in _RELATIVES_RE.finditer(q)]
+    found += [(m.group(0), [m.group(1), m.group(2)]) for m in _NAME_AND_KIN_RE.finditer(q)
+              if m.group(1) not in _NOT_A_NAME]
+    return _distinct_lists(found, _NOT_A_THING)
 
 
 def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:

@@ -521,7 +521,36 @@ class QCStationApp(App[int]):
                                 dashboard.action_refresh)
         yield SystemCommand("Help", "Keys of the current screen and the review guidelines",
                             self.action_help)
+        yield from self._screen_keys(screen, named=dashboard is not None)
         yield from super().get_system_commands(screen)
+
+    #: the dashboard's actions the menu names in words of its own (above)
+    _NAMED_ACTIONS = frozenset({"review", "draw_samples", "derive", "queue", "regenerate",
+                                "releases", "eval_runs", "results", "refresh"})
+    #: keys of every screen, not one screen's actions
+    _APP_ACTIONS = frozenset({"app.command_palette", "command_palette", "app.quit", "quit",
+                              "help", "app.help"})
+
+    def _screen_keys(self, screen: Screen[Any], *, named: bool) -> Iterable[SystemCommand]:
+        """The keys of ``screen`` itself (the menu's help says 'every action by name'; the
+        dashboard's Extend and Fresh round, said to be 'in help and the menu', and every other
+        screen's keys were not in it, issue 28), each by its label, with its key and what it
+        does; an action the screen disables now is left out."""
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if active.node is not screen or not binding.description or not active.enabled \
+                    or binding.action in seen:      # one action of two keys is one line
+                continue
+            seen.add(binding.action)
+            if binding.action in self._APP_ACTIONS or (
+                    named and isinstance(screen, DashboardScreen)
+                    and binding.action in self._NAMED_ACTIONS):
+                continue
+            key = self.get_key_display(binding)
+            words = f"Key {key}" + (f": {binding.tooltip}" if binding.tooltip else "")
+            yield SystemCommand(binding.description, words,
+                                lambda action=binding.action: screen.run_action(action))
 
 
 def load_app_config(config_path: str | Path | None = None) -> Config:

@@ -39,7 +39,7 @@ class Bullet:
             if n:
                 yield Segment.line()
                 yield pad
-            else:
+            elif self.marker:       # no empty segment: a frame's cells as a plain line's
                 yield from self.marker.render(console)
             line.rstrip()
             yield from line.render(console)

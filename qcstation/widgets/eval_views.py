@@ -24,6 +24,7 @@ from qcstation.eval.browse import (
     TaskDetail,
 )
 from qcstation.eval.types import METRIC_LABELS, METRICS, SHORT
+from qcstation.widgets.bullets import Figures
 
 #: One fill per series of a bar chart, shown in its legend (the charts and robustness
 #: screens): bars of two runs or two series were told apart by colour only (issue 28.2)
@@ -77,7 +78,7 @@ def progress_cell(run: RunSummary) -> str:
 
 
 def render_run_detail(run: RunSummary) -> RenderableType:
-    lines = [
+    lines: list[RenderableType] = [
         Text.assemble(safe(run.label, "bold"), "  ", (run.status, _status_style(run.status))),
         Text.assemble(("Release ", DIM), safe(run.release), ("  Backend ", DIM),
                       safe(run.backend or "?"), ("  Items ", DIM), str(run.n_items)),
@@ -91,22 +92,22 @@ def render_run_detail(run: RunSummary) -> RenderableType:
             when.append_text(Text.assemble(("  finished ", DIM),
                                            run.finished_at[:19].replace("T", " ")))
         lines.append(when)
-    scored = Text()
+    figures: list[Text] = []
     for metric in METRICS:
         h = run.headline.get(metric)
         if h is None or not h.counts:
             continue
-        if scored:
-            scored.append("  ")
-        scored.append(f"{METRIC_LABELS[metric]} ", style="bold")
-        scored.append(headline_cell(metric, h) if h.value is not None else "not scored")
+        figure = Text(f"{METRIC_LABELS[metric]} ", style="bold")
+        figure.append(headline_cell(metric, h) if h.value is not None else "not scored")
         if h.n:
-            scored.append(f" (n={h.n})", style=DIM)
+            figure.append(f" (n={h.n})", style=DIM)
         if metric == "un" and h.failed:
-            scored.append(f" {h.failed} failed", style="magenta")
-    # an empty headline: not read yet (the runs list shows the list before the numbers)
-    lines.append(scored if scored else Text("No scores yet." if run.headline else
-                                            "Reading the scores…", style=DIM))
+            figure.append(f" {h.failed} failed", style="magenta")
+        figures.append(figure)
+    # each figure whole on a line (issue 28.2: 'ACC@R-t 100%' / '(n=97)' at 80 columns); an
+    # empty headline: not read yet (the runs list shows the list before the numbers)
+    lines.append(Figures(figures) if figures else Text("No scores yet." if run.headline else
+                                                       "Reading the scores…", style=DIM))
     if run.error:
         lines.append(Text.assemble(("Error: ", "bold red"), safe(run.error)))
     if run.status == "unscored":

@@ -86,3 +86,31 @@ async def test_a_gates_line_goes_on_under_its_dimension_at_80_columns(qc_db: Pat
         assert "defect bound" in lines[first] and "(must be below 30%)" not in lines[first], text
         rest = lines[first + 1]
         assert rest.startswith(" " * 12) and rest[12] != " " and "30%" in rest, text
+
+
+async def test_a_runs_figures_stay_whole_at_80_columns(tmp_path: Path) -> None:
+    """Walked at 80x24 after a reference run: the run's detail read 'LLM@Un not scored
+    ACC@Re 100% (n=97)  ACC@Ar 100% (n=97)  ACC@R-t 100%' and '(n=97)  ACC@R-m ...' on the
+    next line at column 0: a figure cut from its count. Each figure is whole on its line."""
+    import re
+
+    from tests.app.conftest import build_db, open_screen
+    from tests.eval_rows import add_real_run
+
+    db = build_db(tmp_path / "eval.db")
+    with Store(db) as store:
+        add_real_run(store, make_config(), "reference-model", limit=40)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        from screens.runs import RunsScreen
+
+        screen = await open_screen(pilot, RunsScreen())
+        detail = screen.query_one("#run_detail")
+        text = static_text(detail, width=detail.content_region.width)
+        lines = text.splitlines()
+        figures = [line for line in lines if "ACC@" in line or "(n=" in line]
+        assert len(figures) >= 2, text                 # the figures take two lines here
+        for line in figures:
+            assert not line.startswith("("), text
+            for name in re.findall(r"(ACC@[\w-]+|LLM@Un)", line):
+                assert re.search(rf"{re.escape(name)} (\d+%?|–|not scored)( \(n=\d+\))?", line), text

@@ -28,6 +28,7 @@ from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
 from qcstation.core.construct.make.rules.restated import RESTATED_FACTORS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
                                                          _month_days, implied_constant, implied_names, list_count)
+from qcstation.core.construct.make.rules.clause_names import clause_by_names
 from qcstation.core.construct.make.rules.phrases import InOrder, phrase_re, stated_word_givens
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
@@ -301,6 +302,9 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         # else the one whose clause alone shares words with the line ("His dad will be 24 x 2" for
         # "half the age of his dad but twice as old as his brother": the half, undone), then the role
         by_clause = _clause_of(names, question, line) if len(names) > 1 and not on_line else None
+        if by_clause is None and len(names) > 1 and not on_line:
+            # "Kiarra is twice as old as Bea ... Harry is half as old as Figaro" / "Bea is 30 / 2": by the people named
+            by_clause = clause_by_names([(n, phrase_re(_phrase(n), True, True)) for n in names], question, line)
         if by_clause is not None:
             names = [by_clause]
         by_role = [n for n in names if _role_of(n) == role] if len(names) > 1 and not on_line else []

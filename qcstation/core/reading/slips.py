@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from qcstation.core.reading.answers import written_numbers
 from qcstation.core.reading.textnumbers import numbers_in
 from qcstation.core.reading.word_values import NUMBER_WORD_VALUES
 
-__all__ = ["QuestionCounts", "computation_numbers", "dozen_dropped", "line_slip", "noun_key", "slip_in"]
+__all__ = ["QuestionCounts", "answer_unreached", "computation_numbers", "dozen_dropped", "line_slip", "noun_key", "slip_in"]
 
 _MAX = 20_000
 #: a number written in digits (not a label "Q2", an ordinal "2nd", a fraction's part "2/5", a
@@ -209,3 +210,21 @@ def line_slip(line: str, question: str) -> str | None:
         m = _MALFORMED.search(_ANNOTATION.sub(" ", line[:_MAX]))
         found = f"{m.group(0)!r}, a number written with malformed thousands" if m else None
     return found
+
+
+#: the scales a final answer may be written in apart from its lines' unit (cents of dollars, minutes of hours)
+_SCALES = tuple(Fraction(n, d) for n, d in ((1, 1), (100, 1), (1, 100), (1000, 1), (1, 1000), (60, 1), (1, 60)))
+#: a thousands separator written as a space ("$400 000")
+_SPACED_THOUSANDS = re.compile(r"(?<=\d) (?=\d{3}\b)")
+
+
+def answer_unreached(lines: list[str], value: Fraction) -> bool:
+    """Do a worked solution's lines compute (write "=") and never write its final answer, in digits or
+    words, in any of the scales its unit may change by? "Including his bonus, James scored a total of
+    48 + 16 = 64 points." over "#### 66": the gold answers another reading than the lines (held-out
+    GSM8K train, read22), so a chain of thought that ends "The answer is 66." is not correct as written."""
+    body = _SPACED_THOUSANDS.sub("", " ".join(lines)[:_MAX])
+    if "=" not in body:
+        return False
+    found = written_numbers(body, signed=True) | numbers_in(body)
+    return not any(value * s in found for s in _SCALES)

@@ -159,3 +159,29 @@ def test_a_number_with_malformed_thousands_is_a_slip(line: str, slip: bool) -> N
 
     found = line_slip(line, "Dawn will earn $3,600.00 for 12 paintings.")
     assert (found is not None and "malformed" in found) if slip else found is None
+
+
+QUIZ = ("A quiz has 5 rounds of 5 questions. Each right answer is worth 2 points and a round with no miss "
+        "earns 4 bonus points. If Ana misses one question, how many points does she get?")
+QUIZ_LINES = ("She answers 5*5-1=<<5*5-1=24>>24 questions right for 24*2=<<24*2=48>>48 points.\n"
+              "She earns the bonus in 5-1=<<5-1=4>>4 rounds, 4*4=<<4*4=16>>16 points.\n"
+              "In all she scores 48+16=<<48+16=64>>64 points.\n")
+
+
+def test_a_chain_whose_lines_never_reach_its_final_answer_is_refused() -> None:
+    # the lines compute 64, the file's answer is 66 (held-out GSM8K train, read22): a chain that
+    # ends "The answer is 66." is not correct as written, whatever error is injected into it
+    with pytest.raises(InjectionError, match="no line of the chain reaches its final answer 66"):
+        inject_errors(QUIZ_LINES + "#### 66", 1, rng_seed=3, question=QUIZ)
+    assert inject_errors(QUIZ_LINES + "#### 64", 1, rng_seed=3, question=QUIZ).gold_answer == "64"
+
+
+@pytest.mark.parametrize("lines, final", [
+    ("Each razor costs $2.00/8 = $0.25.\n", "25"),          # cents of the lines' dollars
+    ("It grows 16*2 = 32 feet, past the window on day three.\n", "3"),  # written as a word
+    ("He nets $400 000 - $282 000 = $118 000.\n", "118000"),  # thousands spaced
+])
+def test_near_miss_an_answer_the_lines_write_in_another_form_is_reached(lines: str, final: str) -> None:
+    from qcstation.core.reading.slips import answer_unreached
+    assert not answer_unreached(lines.splitlines(), Fraction(final))
+    assert answer_unreached(lines.splitlines(), Fraction(final) + 7)

@@ -32,6 +32,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.make.inject_chain import (
@@ -45,7 +46,7 @@ from qcstation.core.construct.make.inject_chain import (
 )
 from qcstation.core.construct.make.inject_types import INJECTORS
 from qcstation.core.construct.make.rules import ANNOTATION_RE
-from qcstation.core.reading.slips import QuestionCounts, computation_numbers, line_slip, slip_in
+from qcstation.core.reading.slips import QuestionCounts, answer_unreached, computation_numbers, line_slip, slip_in
 
 __all__ = [
     "ERROR_TYPES",
@@ -130,6 +131,9 @@ class InjectedCoT:
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z$\\(])")
 
+
+#: a final line that states a plain number ("The answer is 1,035.")
+_STATED_ANSWER = re.compile(r"The answer is \$?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\.?")
 
 _FINAL_LINE = re.compile(r"(answer is|^####|^answer\s*:)", re.I)
 
@@ -233,6 +237,11 @@ def _initial_state(solution: str, rng_seed: int, question: str | None = None,
             slip = slip_in(text, counts, known) or line_slip(text, question)
             if slip is not None:
                 raise InjectionError(f"step {i + 1} of the chain reads {slip}: the chain is not correct as written")
+    stated = _STATED_ANSWER.fullmatch(steps_text[-1].strip())
+    if stated and len(steps_text) > 1 and answer_unreached(steps_text[:-1], Fraction(stated.group(1).replace(",", ""))):
+        # "48 + 16 = 64 points" over "#### 66": the lines answer another reading than the gold
+        raise InjectionError(f"no line of the chain reaches its final answer {stated.group(1)}: the chain is not "
+                             "correct as written")
     steps = [ChainStep(i, t) for i, t in enumerate(steps_text)]
     steps[-1].final = True
     given = {v for _, v in numbers_in(question)} if question else set()

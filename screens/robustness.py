@@ -21,6 +21,7 @@ from textual_plotext import PlotextPlot
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import SHORT
+from qcstation.widgets.bullets import hanging
 from qcstation.widgets.eval_views import BAR_MARKS, POINT_MARKS, RUN_WIDTH, release_cell, run_cell
 from qcstation.widgets.footer import KeyFooter
 from qcstation.widgets.row_table import RowTable
@@ -245,7 +246,9 @@ class RobustnessScreen(QCScreen):
                 table.add_row(*(preview(str(c), 24) for c in row))
             chart.display = True
             self._chart(chart, dg, t)
-        self.query_one("#robust_title", Static).update(head)
+        # a line longer than the screen goes on indented ('... (1/2, t: next)  F1: what the' /
+        # 'columns mean' went on at column 0 at 80 columns, issue 28.2)
+        self.query_one("#robust_title", Static).update(hanging(head))
         self.head = head
         self.call_after_refresh(self._mark_cut_columns)
 
@@ -281,7 +284,7 @@ class RobustnessScreen(QCScreen):
         note = Text(f"\ncolumns {first}-{last} of {values} shown"
                     + (" · → shows the rest" if last < values else "")
                     + (" · ← goes back" if left else ""), style="yellow")
-        title.update(Text.assemble(self.head, note))
+        title.update(hanging(Text.assemble(self.head, note)))
 
     @on(DataTable.HeaderSelected, "#robust_table")
     def _header(self, event: DataTable.HeaderSelected) -> None:

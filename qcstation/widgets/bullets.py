@@ -12,7 +12,7 @@ lines after it indented.
 from __future__ import annotations
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
@@ -102,3 +102,9 @@ class Figures:
         widest = max((f.cell_len for f in self.figures), default=0)
         whole = sum(f.cell_len for f in self.figures) + len(self.gap) * max(0, len(self.figures) - 1)
         return Measurement(min(widest, options.max_width), min(whole, options.max_width))
+
+
+def hanging(text: Text, indent: int = 2) -> Group:
+    """Each line of ``text`` as a hanging paragraph: where it wraps, it goes on ``indent``
+    cells in, not at the left edge (the robustness screen's head, issue 28.2)."""
+    return Group(*(Bullet(line, "", indent=indent) for line in text.split("\n")))

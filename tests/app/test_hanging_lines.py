@@ -114,3 +114,27 @@ async def test_a_runs_figures_stay_whole_at_80_columns(tmp_path: Path) -> None:
             assert not line.startswith("("), text
             for name in re.findall(r"(ACC@[\w-]+|LLM@Un)", line):
                 assert re.search(rf"{re.escape(name)} (\d+%?|–|not scored)( \(n=\d+\))?", line), text
+
+
+async def test_the_robustness_head_goes_on_indented_at_80_columns(tmp_path: Path) -> None:
+    """Walked at 80x24 (a reference run of the working set, b on its results): the head's
+    'Reasoning ladder: operations of the formalization  (1/2, t: next)  F1: what the' went
+    on with 'columns mean' at column 0. A wrapped head line goes on indented."""
+    from screens.robustness import RobustnessScreen
+    from tests.app.conftest import build_db, open_screen
+    from tests.eval_rows import add_real_run
+
+    db = build_db(tmp_path / "eval.db")
+    with Store(db) as store:
+        run_id = add_real_run(store, make_config(), "reference-model", limit=40)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(pilot, RobustnessScreen([run_id]))
+        title = screen.query_one("#robust_title")
+        text = static_text(title, width=title.content_region.width)
+        starts = [line[:20] for line in screen.head.plain.split("\n") if line]
+        assert any("t: next" in line for line in screen.head.plain.split("\n")), text
+        assert len(text.splitlines()) > len(starts), text      # a line does wrap here
+        for line in text.splitlines():
+            assert not line or line.startswith("  ") or any(
+                line.startswith(start) for start in starts), text

@@ -97,7 +97,8 @@ def render_run_detail(run: RunSummary) -> RenderableType:
         h = run.headline.get(metric)
         if h is None or not h.counts:
             continue
-        figure = Text(f"{METRIC_LABELS[metric]} ", style="bold")
+        figure = Text()
+        figure.append(f"{METRIC_LABELS[metric]} ", style="bold")   # the name bold, not its value
         figure.append(headline_cell(metric, h) if h.value is not None else "not scored")
         if h.n:
             figure.append(f" (n={h.n})", style=DIM)

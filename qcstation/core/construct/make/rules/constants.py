@@ -34,7 +34,7 @@ from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
 from qcstation.core.construct.make.rules.scaled import SCALED_FACTORS
-from qcstation.core.construct.make.rules.unstated import ROUND_TRIP_WORDS, line_percent, month_of_days, sentence_list, sentence_names
+from qcstation.core.construct.make.rules.unstated import ONE_WAY_WORDS, line_percent, month_of_days, sentence_list, sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "factor_value", "implied_constant"]
 
@@ -64,7 +64,7 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(7), r"\bweeks?\b|\bweekly\b", "k_days_per_week"),
     (Fraction(2), r"\bweekends?\b", "k_weekend_days"),
     (Fraction(4), r"\bmonths?\b|\bmonthly\b", "k_weeks_per_month"),
-    (Fraction(2), ROUND_TRIP_WORDS, "k_ways_of_a_round_trip"),
+    (Fraction(2), ONE_WAY_WORDS, "k_ways_of_a_round_trip"),
     (Fraction(2), r"\bevery (?:second|other)\b", "k_every_second"),
     (Fraction(2), r"\bpairs?\b", "k_per_pair"),
     (Fraction(2), r"\bcouples?\b|\bpaired\b", "k_per_couple"),
@@ -107,7 +107,7 @@ _LINE_WORDS: dict[str, InOrder] = {
     "k_weekdays_per_week": InOrder(r"\bweekdays?\b|\bdays?\b|\b(?:work|school) ?weeks?\b", re.I),
     "k_weeks_per_month": InOrder(r"\bweeks?\b.*\b(?:months?|{m})\b|\b(?:months?|{m})\b.*\bweeks?\b".format(
         m="January|February|March|April|June|July|August|September|October|November|December"), re.I),
-    "k_ways_of_a_round_trip": InOrder(ROUND_TRIP_WORDS, re.I),
+    "k_ways_of_a_round_trip": InOrder(ONE_WAY_WORDS, re.I),
     "k_every_second": InOrder(r"\bevery (?:second|other)\b", re.I),
     "k_per_pair": InOrder(r"\bpairs?\b", re.I),
     "k_per_couple": InOrder(r"\bcouples?\b", re.I),

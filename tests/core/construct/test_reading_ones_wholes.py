@@ -112,3 +112,16 @@ def test_the_one_the_question_counts_in() -> None:
     made = rule_for_seed(_seed(q2, "Including Tariq, there will be 9 + 1 = <<9+1=10>>10 people.\n"
                                    "He needs 10 x 3 = <<10*3=30>>30 sandwiches.\n#### 30", "30"))
     assert made.steps[0].sexpr == "(+ g1_guests k_one_tariq)"
+
+
+def test_a_ratio_written_with_than_or_of_a_length() -> None:
+    q = "In a choir there are three times as many girls than boys. There are 24 singers. How many boys are there?"
+    made = rule_for_seed(_seed(q, "Girls and boys make 3+1=<<3+1=4>>4 parts.\nThere are 24/4=<<24/4=6>>6 boys.\n#### 6",
+                               "6"))
+    assert made.value == 6
+    assert made.steps[-1].sexpr == "(/ g1_singers (+ g2_times k_one_share_of_boys))"
+    q2 = ("A 40 m rope is cut into two pieces. The long piece is 4 times as long as the short piece. "
+          "How long is the short piece?")
+    made = rule_for_seed(_seed(q2, "The short piece is 40/(4+1) = <<40/(4+1)=8>>8 m long.\n#### 8", "8"))
+    assert made.value == 8
+    assert made.steps[0].sexpr.endswith("(+ g2_times k_one_share_of_short))")

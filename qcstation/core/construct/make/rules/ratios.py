@@ -6,7 +6,8 @@ much as Brad" / "Brad gets 100/5": the 5 is Jeff's 4 parts and Brad's one, the t
 with the question's 4 (a given, tied to its words) and the named constant ``k_one_share_of_brad``
 (the base's one part, value 1, never moved by derive). Only where:
 
-* the question says "N times as much/many ... as <base>" (or "twice"/"thrice as") once, with
+* the question says "N times as much/many ... as <base>" (or "twice"/"thrice as"; also "as fast", "as
+  long", "as tall", "as old", "as far", "as heavy", and "than <base>" for the second "as") once, with
   ``N + 1`` the number the step writes, and N is stated at that one place (or is that word);
 * the step divides by that number ("100/5", "60*(2/3)", "3/4*120000");
 * the step's line names the base or the thing compared ("Brad gets", "40 chickens", "the house");
@@ -37,9 +38,10 @@ __all__ = ["base_share_one", "ratio_parts"]
 _WORD_TIMES = {"twice": 2, "thrice": 3}
 _N_WORDS = "|".join(w for w, v in NUMBER_WORD_VALUES.items() if 2 <= v <= 20 and "-" not in w)
 _TIMES_AS = re.compile(
-    rf"\b(?:(?P<n>\d+|{_N_WORDS})\s+times|(?P<w>twice|thrice))\s+as\s+(?:much|many)\b"
-    r"(?P<what>[^.?!;]{0,40}?)\s+as\s+(?P<base>(?:(?:the|a|an|his|her|their|each)\s+)?[A-Za-z]+)", re.I)
-_COMPARING = frozenset(line_stems("if has have had gets get got is are was were times as much many more than costs cost"))
+    rf"\b(?:(?P<n>\d+|{_N_WORDS})\s+times|(?P<w>twice|thrice))\s+as\s+(?:much|many|fast|long|tall|old|far|heavy)\b"
+    r"(?P<what>[^.?!;]{0,40}?)\s+(?:as|than)\s+(?P<base>(?:(?:the|a|an|his|her|their|each)\s+)?[A-Za-z]+)", re.I)
+_COMPARING = frozenset(line_stems("if has have had gets get got is are was were times as much many more than costs cost"
+                                  " fast long tall old far heavy"))
 _ARTICLE = re.compile(r"^(?:the|a|an|his|her|their|each)\s+", re.I)
 
 

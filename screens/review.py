@@ -51,7 +51,7 @@ from qcstation.core.review.step import (
 )
 from qcstation.messages import GateUpdated, ReviewStepTaken
 from qcstation.widgets.bullets import Bullet
-from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
+from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_view
 from qcstation.widgets.labels import VERDICT_WORDS, blocker_text, gate_line, noun, title
 from qcstation.widgets.review_views import (ArtifactView, KeyedPane, SeedView, pane_title,
                                             render_verdicts)
@@ -208,7 +208,7 @@ class ReviewScreen(QCScreen):
             Bullet(Text(" ".join(text.split()), style=style), "", indent=2))
 
     def help_notes(self) -> RenderableType:
-        return guidelines_text(self.dimension)
+        return guidelines_view(self.dimension)
 
     # -- actions ---------------------------------------------------------------------
     def _queue_if_busy(self, action: str) -> bool:

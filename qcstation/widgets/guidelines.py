@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+from qcstation.widgets.bullets import Bullet
 
 NOTATION_GUIDELINES = """\
 Notation questions (Arithmetic)
@@ -61,6 +64,15 @@ def guidelines_text(dimension: str | None = None) -> Text:
     return text
 
 
+def guidelines_view(dimension: str | None = None) -> Group:
+    """:func:`guidelines_text` as shown: each bullet's wrapped lines under its words (in the
+    review's guidelines pane at 80 columns ' • Only numbers, variables' went on with 'and
+    operations; ...' at the pane's edge, issue 28.2)."""
+    marker = " • "
+    return Group(*(Bullet(line[len(marker):], marker) if line.plain.startswith(marker)
+                   else line for line in guidelines_text(dimension).split("\n", allow_blank=True)))
+
+
 class GuidelinesPanel(VerticalScroll):
     """A focusable, scrollable panel holding the guidelines for one dimension."""
 
@@ -77,8 +89,8 @@ class GuidelinesPanel(VerticalScroll):
         self.border_title = "Guidelines (g closes)"
 
     def compose(self) -> ComposeResult:
-        yield Static(guidelines_text(self.dimension), id="guidelines_text")
+        yield Static(guidelines_view(self.dimension), id="guidelines_text")
 
     def set_dimension(self, dimension: str | None) -> None:
         self.dimension = dimension
-        self.query_one("#guidelines_text", Static).update(guidelines_text(dimension))
+        self.query_one("#guidelines_text", Static).update(guidelines_view(dimension))

@@ -138,3 +138,20 @@ async def test_the_robustness_head_goes_on_indented_at_80_columns(tmp_path: Path
         for line in text.splitlines():
             assert not line or line.startswith("  ") or any(
                 line.startswith(start) for start in starts), text
+
+
+async def test_the_guidelines_bullets_wrap_under_their_words(qc_db: Path) -> None:
+    """Walked at 80x24: g on the review screen showed ' • Only numbers, variables' and then
+    'and operations; no names,' at the pane's edge; each bullet now goes on under its words
+    (in the pane and in F1's help)."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "g")
+        pane = app.screen.query_one("#guidelines_text")
+        text = static_text(pane, width=pane.content_region.width)
+        lines = text.splitlines()
+        first = next(n for n, line in enumerate(lines) if line.startswith(" • Only numbers"))
+        assert not lines[first].rstrip().endswith("story."), text     # it wraps here
+        assert lines[first + 1].startswith("   ") and lines[first + 1][3] != " ", text
+        for line in lines:
+            assert not line.startswith(("and operations", "for the answer", "the SMT-LIB")), text

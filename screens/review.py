@@ -50,7 +50,7 @@ from qcstation.core.review.step import (
     undo_step,
 )
 from qcstation.messages import GateUpdated, ReviewStepTaken
-from qcstation.widgets.bullets import Bullet
+from qcstation.widgets.bullets import Bullet, Figures
 from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_view
 from qcstation.widgets.labels import VERDICT_WORDS, blocker_text, gate_line, noun, title
 from qcstation.widgets.review_views import (ArtifactView, KeyedPane, SeedView, pane_title,
@@ -661,10 +661,12 @@ class ReviewScreen(QCScreen):
         dimension = self.item.dimension if self.item is not None else self.dimension
         line = Text.assemble((f"{title(dimension)}: ", "bold"),
                              progress.sentence() if progress is not None else "no open sample")
+        parts = [line]
         if self.item is not None and progress is not None:
-            line.append(f"  ·  {one_line(self.item.key, 40)} ({self.item.position + 1} of "
-                        f"{progress.total})", style="dim")
-        self.query_one("#progress_line", Static).update(Bullet(line, "", indent=2))
+            parts.append(Text(f"·  {one_line(self.item.key, 40)} ({self.item.position + 1} of "
+                              f"{progress.total})", style="dim"))
+        # the item's place whole on one line ('gsm8k-61 (3 of' / '12)' at 80 columns)
+        self.query_one("#progress_line", Static).update(Figures(parts, indent=2))
         banner_text = self._banner()
         self.query_one("#verdict_line", Static).update(
             Bullet(banner_text, "", indent=2) if banner_text is not None else "")

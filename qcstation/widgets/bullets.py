@@ -78,24 +78,25 @@ class Figures:
     cut after '100%' at 80 columns, its count starting the next line at column 0). A
     figure wider than the line wraps on its own, its wrapped lines indented."""
 
-    def __init__(self, figures: list[Text], gap: str = "  ") -> None:
+    def __init__(self, figures: list[Text], gap: str = "  ", indent: int = 0) -> None:
         self.figures = figures
         self.gap = gap
+        self.indent = indent        # the cells before every line after the first
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
         line = Text()
         for figure in self.figures:
-            if line and line.cell_len + len(self.gap) + figure.cell_len > width:
+            if line.plain.strip() and line.cell_len + len(self.gap) + figure.cell_len > width:
                 yield line
-                line = Text()
+                line = Text(" " * self.indent)
             if figure.cell_len > width:
                 yield Bullet(figure, "", indent=2)
                 continue
-            if line:
+            if line.plain.strip():
                 line.append(self.gap)
             line.append_text(figure)
-        if line:
+        if line.plain.strip():
             yield line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:

@@ -155,3 +155,17 @@ async def test_the_guidelines_bullets_wrap_under_their_words(qc_db: Path) -> Non
         assert lines[first + 1].startswith("   ") and lines[first + 1][3] != " ", text
         for line in lines:
             assert not line.startswith(("and operations", "for the answer", "the SMT-LIB")), text
+
+
+async def test_the_items_place_stays_whole_on_the_progress_line(qc_db: Path) -> None:
+    """Walked at 80x24: after a skip the progress line read 'Notation questions: 2 of 12
+    reviewed, 1 rejected, 1 skipped  ·  gsm8k-61 (3 of' and '12)' on the next line. The
+    item's place goes to the next line whole, indented."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=(64, 24)) as pilot:
+        await press_each(pilot, "k")
+        line = app.screen.query_one("#progress_line")
+        text = static_text(line, width=line.content_region.width)
+        lines = text.splitlines()
+        assert len(lines) == 2 and "1 skipped" in lines[0], text
+        assert lines[1].startswith("  ·  ") and lines[1].rstrip().endswith(" of 6)"), text

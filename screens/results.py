@@ -304,6 +304,7 @@ class ResultsScreen(QCScreen):
             active.append(f"/{preview(f.text, 24)}")
         line = self.query_one("#filter_line", Static)
         text = Text("Filters: ", style="bold")
+        own_line = False
         if f.run_ids:
             # each run's label takes the room the other filters leave on the line; a label cut
             # keeps its number and its name's end, and its release and protocol where they fit
@@ -326,11 +327,14 @@ class ResultsScreen(QCScreen):
                 text.append(", ".join(run_fit(label, max(RUN_WIDTH, each)) for label in full),
                             style="reverse")
                 text.append("\n" + " " * len("Filters: "))
+                own_line = True
             else:
                 each = (width - others - gaps) // len(f.run_ids)
                 active.insert(0, ", ".join(run_fit(label, max(RUN_WIDTH, each))
                                            for label in full))
-        text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
+        # under the runs' own line, "none" read as "no run" (walk at 80x24): it is no other filter
+        text.append(" · ".join(active) if active else ("no other filter" if own_line else "none"),
+                    style="reverse" if active else "dim")
         text.append(FILTER_HINT, style="dim")
         # a line that fits, in place of one that fitted at this width, keeps the line's height:
         # no layout of the screen for it (a filter key's first frame, ~5-10 ms of CPU at 1M

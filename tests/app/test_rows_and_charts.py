@@ -275,14 +275,14 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
         # whole, on a line of its own beside F1 (with its refinement protocol, walk28b)
         line, below = screen_text(app).splitlines()[1:3]
         assert line.strip() == f"Filters: {label}", line
-        assert below.strip() == "none  F1: filter keys", below
+        assert below.strip() == "no other filter  F1: filter keys", below
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
         line, below = screen_text(app).splitlines()[1:3]
         assert line.startswith(f" Filters: #{run} base") and "…" in line, line
         assert line.rstrip().endswith("8-06 (reference) · working set · 3-shot, t=0, 2-step R&R"), \
             line
-        assert below.strip() == "none  F1: filter keys", below
+        assert below.strip() == "no other filter  F1: filter keys", below
         assert app.screen.query_one("#filter_line").size.height == 2
         await pilot.press("f")
         await settle(pilot)

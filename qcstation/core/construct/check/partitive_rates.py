@@ -18,6 +18,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from qcstation.core.construct.check.terms import names
+from qcstation.core.reading.word_values import NUMBER_WORD_VALUES
 from qcstation.core.reading.words import MAX_TEXT, Occurrence, solution_lines
 
 __all__ = ["partitive_rate_problems"]
@@ -34,14 +36,15 @@ _RATE = r"\s+([a-z]+(?:\s+[a-z]+)?\s*(?:/\s*[a-z]+|\s(?:per|in each|in every|for
 #: the number itself at a place's start (its text holds the words after it as well)
 _NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?|[A-Za-z]+")
 
-_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve").split()
+#: the word of each whole number the question may write ("two", "forty-two")
+_WORD_OF = {v: w for w, v in NUMBER_WORD_VALUES.items()}
 
 
 def _written(v: Fraction) -> str:
-    """How a line writes ``v`` as a whole number: its digits, or its word up to twelve."""
+    """How a line writes ``v`` as a whole number: its digits, or its word."""
     if v.denominator != 1 or v < 0:
         return ""
-    word = _WORDS[v.numerator] if v.numerator < len(_WORDS) else ""
+    word = _WORD_OF.get(v.numerator, "")
     return rf"(?:(?<![\d.,]){v.numerator}(?![\d.,]\d)" + (rf"|\b{word}\b" if word else "") + ")"
 
 
@@ -56,16 +59,6 @@ def _partitive(text: str, start: int) -> bool:
     return _RATE_WORD.search(text, before + 1, after) is None
 
 
-def _uses(expr: Any, depth: int = 0) -> list[str]:
-    """The names a term uses, bounded in depth."""
-    if depth > 200 or expr is None:
-        return []
-    if type(expr).__name__ == "Name":
-        return [str(expr.name)]
-    return [n for sub in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "operand", None))
-            for n in _uses(sub, depth + 1)]
-
-
 def partitive_rate_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str, solution: str,
                             occurrences: list[Occurrence], is_given: Callable[[Any], bool]
                             ) -> list[tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]]:
@@ -77,7 +70,7 @@ def partitive_rate_problems(defs: dict[str, Any], values: dict[str, Fraction], q
     for step, expr in defs.items():
         if step not in values or is_given(expr):
             continue
-        for dep in dict.fromkeys(_uses(expr)):
+        for dep in sorted(names(expr)):
             if dep.startswith("k_") or dep not in defs or not is_given(defs[dep]) or dep not in values:
                 continue
             v = values[dep]

@@ -206,7 +206,11 @@ def _noise_item(parent: Parent, opts: Options, key: str, question: str, picks: l
 
 _GOAL_RE = re.compile(
     r"[Hh]ow (?:many (?P<unit>[a-z][a-z -]*?)|much (?P<money>money |in dollars )?)"
-    r"(?P<aux>does|do|did|will|can) (?P<subj>he|she|they|[A-Z][a-z]+) (?P<verb>[a-z]+)"
+    r"(?P<aux>does|do|did|will|can) (?P<subj>he|she|they|[A-Z][a-z]+) "
+    # an adverb before the verb is not the verb: "does she now have" made "She also nows 5 more
+    # action figures." (lead's reading, read23)
+    r"(?:(?:now|currently|then|already|actually|usually|typically|normally|finally|eventually) )?"
+    r"(?P<verb>[a-z]+)"
     r"(?P<rest>[a-z0-9 ,'-]*)\?\s*$")
 _THERE_RE = re.compile(r"[Hh]ow many (?P<unit>[a-z][a-z -]*?) (?P<aux>are|were) there"
                        r"(?P<rest>[a-z0-9 ,'-]*)\?\s*$")
@@ -374,6 +378,13 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
         return [Refused("add-operation", "scaled-answer", f"the question's last sentence states a "
                         f"relation ({relation.group(0)!r}) after the added sentence: whether it "
                         "scales the added amount reads two ways")]
+    if scope := _open_scope(question, sents[-1][2], template):
+        # "Every day Tom drinks 5 12-oz cans of soda plus 64 ounces of water. He also drinks 4
+        # more ounces of fluid. How many ounces of fluid does he drink a week?" (lead's reading of
+        # held-out train, read23: 2 of 4 add-operation items): 4 more a day, or 4 more that week?
+        return [Refused("add-operation", "scope", f"the story states an amount per {scope[0]} and "
+                        f"the question asks over {scope[1]!r}: whether the added amount is per "
+                        f"{scope[0]} or in all reads two ways")]
     subject = template.split(" also ")[0].split(" ")[0]
     if subject not in ("There", "He", "She", "They", "It") and (related := _related(subject, sents[:-1])):
         # "Tino has 24 more jellybeans than Lee. ... Tino also has 15 more jellybeans." (train
@@ -451,6 +462,62 @@ _GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
 #: a relation that fixes an amount: "24 more ... than", "three times as many", "half as many"
 _RELATION = re.compile(r"\b(?:more|fewer|less|older|younger)\b(?:(?![.?!]).)*?\bthan\b|"
                        r"\b(?:twice|thrice|half|times|as many|as much|double|triple)\b", re.IGNORECASE)
+
+
+#: a rate per period of time ("every day", "$10 an hour", "daily"): the period it is per
+_RATE = re.compile(r"\b(?:every|each|per|a|an)\s+(day|week|month|year|hour|minute|second|morning|night|"
+                   r"evening|afternoon|weekday|weekend|semester|season)\b|"
+                   r"\b(daily|weekly|monthly|nightly|hourly|yearly|annually)\b", re.IGNORECASE)
+_RATE_ADVERB = {"daily": "day", "weekly": "week", "monthly": "month", "nightly": "night",
+                "hourly": "hour", "yearly": "year", "annually": "year"}
+#: a span of time the asking clause may cover ("a week", "in 5 days", "60 hours one week")
+_SPAN = re.compile(r"\b(day|week|month|year|hour|minute|second|morning|night|evening|afternoon|"
+                   r"weekday|weekend|semester|season|fortnight|decade)s?\b", re.IGNORECASE)
+
+
+def _open_scope(question: str, asking: str, template: str) -> tuple[str, str] | None:
+    """(the period of a rate of the story, the span the question asks over) when the question
+    asks over a span of time that no rate of the story is per and the added sentence does not
+    say: "He also drinks 4 more ounces" after "Every day Tom drinks ..." and before "How many
+    ounces ... a week?" reads as 4 a day or 4 in the week; so does a span of several periods
+    ("every day" ... "during the 90 days"). None when no rate or no such span.
+    A rate is one of the story before the asking clause, or one the asking clause states of a
+    number ("If she reads 80 pages a day, how many pages ... in 6 weeks?"); its other time
+    words ("a week", "in 5 days", "60 hours") are the span it asks over."""
+    at = question.rfind(asking)
+    story = question[:at] if at >= 0 else question
+    rates = {_period(m) for m in _RATE.finditer(story)}
+    stated = [m for m in _RATE.finditer(asking) if _NUMBER_BEFORE.search(asking[max(0, m.start() - 30):m.start()])]
+    rates |= {_period(m) for m in stated}
+    if not rates:
+        return None
+    said = {m.group(1).lower() for m in _SPAN.finditer(template)}
+    bare = asking
+    for m in reversed(stated):   # a rate the asking clause states is not a span it asks over
+        bare = bare[:m.start()] + " " + bare[m.end():]
+    for m in _SPAN.finditer(bare):
+        span = m.group(1).lower()
+        many = _COUNT_BEFORE.search(bare[max(0, m.start() - 20):m.start()])   # "during the 90 days"
+        if span not in said and (span not in rates or many):
+            words = _SPAN_WORDS.search(bare[:m.end()])   # "a week", "the 90 days"
+            return sorted(rates)[0], words.group(0) if words else m.group(0)
+    return None
+
+
+def _period(m: re.Match[str]) -> str:
+    return (m.group(1) or _RATE_ADVERB[m.group(2).lower()]).lower()
+
+
+_SPAN_WORDS = re.compile(r"(?:\b(?:a|an|the|this|that|one|\d[\d,.]*|two|three|four|five|six|seven|eight|"
+                         r"nine|ten|eleven|twelve)[\s-]+){0,2}\w+$", re.IGNORECASE)
+_COUNT_BEFORE = re.compile(r"(?:\d[\d,.]*|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                           r"twelve))[\s-]*$", re.IGNORECASE)
+#: what comes right before a rate the asking clause states of a number: "80 pages a day",
+#: "$10 an hour", "3 times a week"; never a span ("two stores in a week", "for 5 days a week")
+_NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                            r"eleven|twelve|a dozen|twice))\s+"
+                            r"(?:(?!in\b|during\b|over\b|for\b|within\b|after\b|by\b|of\b|each\b)"
+                            r"[A-Za-z$%'-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def _related(subject: str, sents: list[tuple[int, int, str]]) -> str | None:

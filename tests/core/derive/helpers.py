@@ -242,10 +242,22 @@ SIMPLE = {  # GSM8K train 6294 (held out, lane gold8): money growing by interest
     "givens": {},
 }
 
+FLUID = {  # held-out GSM8K train (lead's read23): a daily amount asked over a week
+    "question": "Every day Tom drinks 5 12-oz cans of soda plus 64 ounces of water. How many ounces of fluid does he drink a week?",
+    "answer": "He drinks 12 * 5 = <<12*5=60>>60 ounces of soda a day\nSo he drinks 60 + 64 = <<60+64=124>>124 ounces of liquid a day\nSo in total he drinks 124 * 7 = <<124*7=868>>868 ounces of liquid a week\n#### 868",
+    "givens": {},
+}
+MARATHON = {  # held-out GSM8K train (lead's read21): miles a day asked over the 90 days
+    "question": "Jim decides he wants to practice for a marathon coming up.  He starts off by running 5 miles every day for 30 days straight.  He then pushes himself to run 10 miles a day for the next 30 days.  Finally, as marathon day gets closer Jim runs 20 miles a day for 30 days straight.  How many miles does Jim run in total during the 90 days?",
+    "answer": "Jim runs 5 miles a day for 30 days for a total of 5*30=<<5*30=150>>150 miles.\nThe next month Jim runs 10 miles a day for 10*30= <<10*30=300>>300 miles.\nThe last month Jim runs 20 miles a day for 20*30=<<20*30=600>>600 a month.\nAll together, Jim runs 150+300+600= <<150+300+600=1050>>1050 miles in three months.\n#### 1050",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
          "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA,
-         "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE}
+         "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE,
+         "fluid": FLUID, "marathon": MARATHON}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

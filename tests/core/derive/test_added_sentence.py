@@ -31,6 +31,8 @@ from qcstation.core.derive.story import _added_sentence
     # where the amount comes from is said of it too ("Ricardo can also get 36 more fruits." is
     # from anywhere)
     ("How many fruits can Ricardo get from his plants?", "Ricardo can also get {n} more fruits from his plants."),
+    # an adverb before the verb is not the verb ("She also nows 5 more action figures.")
+    ("How many action figures does she now have in total?", "She also has {n} more action figures."),
 ])
 def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: str) -> None:
     made = _added_sentence(asking)

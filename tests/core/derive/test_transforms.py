@@ -291,6 +291,22 @@ def test_no_operation_is_added_to_an_amount_a_relation_or_a_rate_fixes(tmp_path)
     assert isinstance(out, Refused) and out.code == "grows" and "'interest'" in out.reason, out
 
 
+def test_no_operation_is_added_where_its_period_reads_two_ways(tmp_path) -> None:
+    """The lead's read23 of held-out add-operation items: "Every day Tom drinks ... He also drinks
+    4 more ounces of fluid. How many ounces of fluid does he drink a week?" and "5 times a day
+    every day. He also does 17 more pull-ups. How many pull-ups does he do a week?" (2 of 4 read):
+    4 more a day, or 4 more in the week? So too "miles a day" asked "during the 90 days" (read21).
+    James's "3 times a week" asked "a week" is one period: it still takes one more
+    (test_added_operation)."""
+    db = make_db(tmp_path, ["fluid", "marathon"], bind=False)
+    for name, span in (("fluid", "'a week'"), ("marathon", "'the 90 days'")):
+        parent = parent_of(db, name)
+        assert parent.rule is not None
+        (out,) = add_operation(parent, OPTS, f"t:{name}")
+        assert isinstance(out, Refused) and out.code == "scope", out
+        assert "per day" in out.reason and span in out.reason, out.reason
+
+
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
     # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
     # "They also ate 6 more slices" (37 of 32) contradicts

@@ -242,9 +242,12 @@ class ResultsPageLoaded(Message):
                  counts: dict[str, Any] | None = None,
                  first: tuple[tuple[int, int, int], Any] | None = None,
                  near: dict[tuple[int, int, int], Any] | None = None,
-                 runs: list[tuple[int, str]] | None = None) -> None:
+                 runs: list[tuple[int, str]] | None = None,
+                 items: tuple[Any, dict[tuple[int, int, int], Any]] | None = None) -> None:
         super().__init__()
         self.runs = runs        # every run's (id, label), read with the first page
+        # (browse.items_version of their runs before they were read, the items of ``near``)
+        self.items = items
         self.filters = filters
         self.page = page
         self.number = number

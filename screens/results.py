@@ -160,6 +160,10 @@ class ResultsScreen(QCScreen):
         #: cursor's row and those of the rows beside it, read ahead, so a cursor key shows
         #: its row's item in its own paint (not after a worker's read, in a second one)
         self.details: dict[tuple[int, int, int], browse.ItemDetail | None] = {}
+        #: the items read with the page shown, and what their runs held as they were read
+        #: (``browse.items_version``): the next page's worker takes those it shows again
+        #: from here while nothing was written since (m and x open on the same items)
+        self.page_items: tuple[Any, dict[tuple[int, int, int], Any]] | None = None
         #: the rows counted, by filters: (counts_version, counts). A page turn, or filters
         #: counted before (f twice), shows its counts with its rows when nothing was written
         #: since (a count is a pass over a run's rows, and its title a second paint)
@@ -388,13 +392,15 @@ class ResultsScreen(QCScreen):
     def _load_page(self, filters: Filters, after: browse.Key | None, number: int,
                    with_choices: bool = False) -> None:
         self.page_pending = True
-        self._read_page(filters, after, number, with_choices, self.counts_kept.get(filters))
+        self._read_page(filters, after, number, with_choices, self.counts_kept.get(filters),
+                        self.page_items)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading results")
     def _read_page(self, filters: Filters, after: browse.Key | None, number: int,
                    with_choices: bool = False,
-                   kept: tuple[Any, dict[str, Any]] | None = None) -> None:
+                   kept: tuple[Any, dict[str, Any]] | None = None,
+                   held: tuple[Any, dict[tuple[int, int, int], Any]] | None = None) -> None:
         with self.qc_app.open_store() as store:
             # the page first; its counts and the filters' choices (each a pass over the
             # run's rows: 0.1-0.3 s at 1M scores) follow it, unless counted before
@@ -408,16 +414,26 @@ class ResultsScreen(QCScreen):
             known = kept[1] if kept is not None and kept[0] == version else None
             # the first row's item with it (the cursor lands there): the table and the item
             # pane are drawn in one pass, not a second worker and a second layout (~40 ms
-            # of a page turn's CPU at 1M scores); and the next row's item, read ahead
+            # of a page turn's CPU at 1M scores); and the next row's item, read ahead. Those
+            # read with the page shown (``held``) are taken as they are while nothing their
+            # runs hold was written since: another metric's page opens on the same items
+            # (their read: ~3.5 ms of CPU of an m or x at 1M scores, before the page is sent)
             first = None
             near: dict[tuple[int, int, int], Any] = {}
+            items: tuple[Any, dict[tuple[int, int, int], Any]] | None = None
             if page.rows:
-                keys = _item_keys(page.rows)
-                for key in keys[:2]:
-                    near[key] = browse.item_detail(store, *key, contexts=self.contexts)
+                keys = _item_keys(page.rows)[:2]
+                runs_read = sorted({k[0] for k in keys})
+                version = browse.items_version(store, runs_read)   # before the items' read
+                kept_items = held[1] if held is not None and held[0] == version else {}
+                for key in keys:
+                    near[key] = (kept_items[key] if key in kept_items else
+                                 browse.item_detail(store, *key, contexts=self.contexts))
                 first = (keys[0], near[keys[0]])
+                items = (version, dict(near))
             self.post_message(ResultsPageLoaded(filters, page, number, counts=known,
-                                                first=first, near=near, runs=runs))
+                                                first=first, near=near, runs=runs,
+                                                items=items))
             if get_current_worker().is_cancelled:
                 return
             choices: dict[str, Any] | None = None
@@ -467,6 +483,7 @@ class ResultsScreen(QCScreen):
         self.page_pending = False
         self.page = message.page
         self.details = dict(message.near)
+        self.page_items = message.items
         self.page_text = message.filters.text
         self.page_number = message.number
         while len(self.page_starts) < message.number:
@@ -572,7 +589,11 @@ class ResultsScreen(QCScreen):
         if key == self.detail_key:
             # same item, maybe another metric: its task comes first; while it is still being
             # read (a page turn highlights the row it just asked for) the pane would show the
-            # item before it under this one's title, and draw it twice
+            # item before it under this one's title, and draw it twice. Read again with a new
+            # page (something was written since), it shows what it holds now
+            if loaded is not None and loaded[0] == key:
+                self.details[key] = loaded[1]
+                self.detail, self.detail_pending = loaded[1], False
             if not self.detail_pending:
                 self._render_detail()
             return

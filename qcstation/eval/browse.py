@@ -277,6 +277,28 @@ def counts_version(store: Store, filters: Filters) -> tuple[Any, ...]:
             store.scalar("SELECT MAX(id) FROM events"))
 
 
+
+def items_version(store: Store, run_ids: Sequence[int]) -> tuple[Any, ...]:
+    """What :func:`item_detail` of the runs ``run_ids`` reads that a writer changes, as far
+    as a few index lookups can tell: the runs' kept verdict and reply counts (a score or an
+    output added, deleted, or given another verdict or status: triggers), the last score,
+    output and event rows (a rescore that keeps every verdict logs ``eval.scored``). An item
+    read while these held is read again only where they moved: the results browser keeps
+    the items read with a page for the next one (the metric key's pages open on the same
+    items)."""
+    runs = sorted(set(run_ids))
+    marks = ",".join("?" * len(runs))
+    kept = tuple(tuple(r) for r in store.execute(
+        f"SELECT run_id, metric, verdict, n FROM eval_score_counts WHERE run_id IN ({marks}) "
+        "ORDER BY run_id, metric, verdict", runs)) if runs else ()
+    replies = tuple(tuple(r) for r in store.execute(
+        f"SELECT run_id, status, length, n FROM eval_reply_counts WHERE run_id IN ({marks}) "
+        "ORDER BY run_id, status, length", runs)) if runs else ()
+    return (tuple(runs), kept, replies, store.scalar("SELECT MAX(id) FROM eval_scores"),
+            store.scalar("SELECT MAX(id) FROM eval_outputs"),
+            store.scalar("SELECT MAX(id) FROM events"))
+
+
 #: the branch conditions whose rows the kept verdict counts hold (``eval_score_counts``:
 #: db/kept_eval.py), as (metric, verdict) equalities
 _KEPT_CONDITIONS = {"": (), "metric = ?": ("metric",),

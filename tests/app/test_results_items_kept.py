@@ -1,0 +1,82 @@
+"""The results browser's filter keys on a real database: a page that opens on the items the
+page before it showed takes them as read (no second read of the same rows while nothing was
+written), and reads them again once a writer has changed what they hold (issue 28: m and x
+at 1M scores re-read the two items of a page that did not change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db import Store
+from qcstation.app import make_app
+from screens.results import ResultsScreen
+from tests.app.conftest import ANNOTATOR, build_db, make_config, open_screen, settle
+from tests.eval_rows import add_real_run
+from tests.must import must
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def one_run(tmp_path: Path) -> tuple[Path, int]:
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        add_real_run(store, make_config(), "gpt-4o-mini", limit=12,
+                     verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
+        run_id = int(store.scalar("SELECT MAX(id) FROM eval_runs"))
+    return path, run_id
+
+
+def _key(row: Any) -> tuple[int, int, int]:
+    return (row.run_id, row.seed_id, row.sample_idx)
+
+
+async def test_a_metric_page_on_the_same_items_reads_them_once_until_a_score_changes(
+        one_run: tuple[Path, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.eval import browse
+
+    db, run_id = one_run
+    reads: list[tuple[Any, ...]] = []
+    item_detail = browse.item_detail
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        reads.append(tuple(args[1:]))
+        return item_detail(*args, **kw)
+
+    monkeypatch.setattr(browse, "item_detail", counted)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(pilot, ResultsScreen((run_id,)))
+        first = _key(must(screen.page).rows[0])
+        shown = screen.detail
+        assert shown is not None and reads[0] == first
+        # m: every metric's page of this run opens on the same first items
+        reads.clear()
+        await pilot.press("m")
+        await settle(pilot)
+        assert screen.filters.metric is not None
+        assert _key(must(screen.page).rows[0]) == first and screen.detail_key == first
+        assert reads == []                         # taken as read with the page before
+        assert screen.detail is shown
+        # a writer changes a score of the run: the next page reads its items again and the
+        # pane shows what the item holds now
+        with Store(db) as store, store.transaction():
+            store.execute("UPDATE eval_scores SET verdict = 'unparseable', score = NULL "
+                          "WHERE run_id = ? AND seed_id = ? AND sample_idx = ? AND metric = 're'",
+                          (run_id, first[1], first[2]))
+        await pilot.press("m")
+        await settle(pilot)
+        assert _key(must(screen.page).rows[0]) == first
+        assert reads and reads[0] == first
+        detail = must(screen.detail)
+        verdicts = {s.metric: s.verdict for t in detail.tasks for s in t.scores}
+        assert verdicts["re"] == "unparseable"
+        # x clears the filters: the same items again, nothing written since
+        reads.clear()
+        await pilot.press("x")
+        await settle(pilot)
+        assert screen.filters.metric is None and _key(must(screen.page).rows[0]) == first
+        assert reads == []

@@ -224,7 +224,10 @@ _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|le
                            # a restriction on what is counted: "how many shirts and pants does
                            # Teairra has which are neither plaid nor purple?" (GSM8K train 864):
                            # whether the 7 more are plaid reads two ways
-                           r"which|neither|nor|not|except|without|only)\b|%", re.IGNORECASE)
+                           # "There were also 6 more legs. How many total legs were there
+                           # among the animals he fed?" (lead's reading of the tuning draw): the
+                           # legs of 7 chickens and 5 sheep are fixed; 6 more among them contradicts
+                           r"which|neither|nor|not|except|without|only|among)\b|%", re.IGNORECASE)
 # "How many emails does he respond to in a 5 day work week?": a preposition the verb strands
 # is said before the amount ("responds to 86 more emails")
 _STRANDED = re.compile(r"\s+(to|with|for|on|at|about|into|from)(?=\s+(?:in|during|each|every|per|within|over)\b|\s*$)")

@@ -49,6 +49,8 @@ def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: st
     # of the story cannot be said again, so no sentence is made (nor for "a four-week month")
     "How much money did Patrick earn, in dollars, from selling lemonade for 6 hours?",
     "How many cents does Grayson earn from recycling in a four-week month?",
+    # the counted set is restricted: "There were also 6 more legs." among 7 chickens and 5 sheep
+    "How many total legs were there among the animals he fed?",
 ])
 def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
     assert _added_sentence(asking) is None

@@ -52,7 +52,7 @@ HARMLESS = {
     "calculator._COMPUTED_BEFORE": "searched in the 40 characters before a number",
     "calculator.py:335": "searched in the 12 characters before a number",
     "joint._SHARE_OF": "matched at a place of the question (a number's start), each read once",
-    "keyinfo_draft._TIME_PHRASE": "fullmatch of a clause: one start",
+    "keyinfo_clauses._TIME_PHRASE": "fullmatch of a clause: one start",
     "known_forms._NUMBER_HEAD": "match at a clause's start",
     "known_forms._TWO_ITEMS": "fullmatch of a sentence: one start, parts of at most 40 characters",
     "unknown_words.WORDED_EXPR": "searched by worded_expr from the last stop only (test_hostile_regexes)",

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from qcstation.core.construct.check import reread
-from qcstation.core.construct.make import inject, inject_chain, keyinfo, keyinfo_draft
+from qcstation.core.construct.make import inject, inject_chain, keyinfo, keyinfo_clauses, keyinfo_draft
 from qcstation.core.construct.make.rules import calculator, chains
 from qcstation.core.derive import recheck
 from qcstation.core.reading import inline, words
@@ -214,7 +214,7 @@ def _guarded() -> dict[str, tuple[re.Pattern[str], str, str, str, list[str], str
                                             r",?\s+(?:because|since)\s+[\ue000-\ue7ff]?\?\s*[.,;]?$",
                                             "sub", r"(?:,|(?<![\s,]))", [" ", ",", "because", "since", "?", "\ue001",
                                                                          ".", "\t", "a"], "\t"),
-        "keyinfo_draft._JOIN_END": (keyinfo_draft._JOIN_END, r"(?:,?\s+(?:and|or|but))+$", "sub", join,
+        "keyinfo_clauses._JOIN_END": (keyinfo_clauses._JOIN_END, r"(?:,?\s+(?:and|or|but))+$", "sub", join,
                                     [" ", ",", "and", "or", "but", "AND", "b", "x", "\n", "s"], " and"),
         "story._CONDITION_OR_TOTAL": (story._CONDITION_OR_TOTAL, r"\s+(?:if|when|unless|in total|in all|altogether)\b",
                                       "split", r"(?<!\s)", [" ", "if", "in", " total", "all", "x", "\t", "s"], "\n"),
@@ -265,8 +265,8 @@ def test_clauses_are_split_as_before_from_where_a_run_of_spaces_starts() -> None
     pieces = [" ", "  ", "\n", ",", ";", ".", "!", "?", "and", "so", " that", "then", "Mr.", "A", "b", "x", "5", "\t",
               "when ", "by", "until"]
     for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
-        assert keyinfo_draft._CLAUSE_SPLIT.split(text) == old.split(text), text[:80]
-    assert r"|(?<!\s)\s+(?=(?:and|" in keyinfo_draft._CLAUSE_SPLIT.pattern
+        assert keyinfo_clauses._CLAUSE_SPLIT.split(text) == old.split(text), text[:80]
+    assert r"|(?<!\s)\s+(?=(?:and|" in keyinfo_clauses._CLAUSE_SPLIT.pattern
     assert sum(1 for _ in re.finditer(r"(?<!\s)\s", "\n" * N + "!")) == 1
 
 

@@ -220,6 +220,9 @@ _SKIP_VERBS = {"be", "need", "take", "lose", "owe", "remain", "left"}
 _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|less than|fewer than|"
                            r"each|per|average|percent\w*|fraction|ratio|old|longer|faster|"
                            r"farther|further|still|start|originally|before|last year|beginning|began|"
+                           # "The last time ... 12 rungs ... He also has 9 more rungs to climb this
+                           # time": 9 more than last time, or 9 besides? (lead, tuning draw)
+                           r"this time|"
                            r"at first|initially|"
                            # a restriction on what is counted: "how many shirts and pants does
                            # Teairra has which are neither plaid nor purple?" (GSM8K train 864):

@@ -51,6 +51,8 @@ def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: st
     "How many cents does Grayson earn from recycling in a four-week month?",
     # the counted set is restricted: "There were also 6 more legs." among 7 chickens and 5 sheep
     "How many total legs were there among the animals he fed?",
+    # an occasion compared with another: "9 more rungs to climb this time" reads as more than last time
+    "How many rungs does he have to climb this time to get the cat down from the tree?",
 ])
 def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
     assert _added_sentence(asking) is None

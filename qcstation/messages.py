@@ -243,11 +243,11 @@ class ResultsPageLoaded(Message):
                  first: tuple[tuple[int, int, int], Any] | None = None,
                  near: dict[tuple[int, int, int], Any] | None = None,
                  runs: list[tuple[int, str]] | None = None,
-                 items: tuple[Any, dict[tuple[int, int, int], Any]] | None = None) -> None:
+                 items: dict[tuple[int, int, int], tuple[Any, Any]] | None = None) -> None:
         super().__init__()
         self.runs = runs        # every run's (id, label), read with the first page
-        # (browse.items_version of their runs before they were read, the items of ``near``)
-        self.items = items
+        # the items of ``near``, each with browse.items_version of its run before its read
+        self.items = items or {}
         self.filters = filters
         self.page = page
         self.number = number

@@ -64,6 +64,11 @@ def keys_line(room: int) -> str:
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
 
+#: the items read with pages that the screen keeps for the next pages (each a few KB to a
+#: few hundred: prompts and responses)
+ITEMS_KEPT = 32
+
+
 def _item_keys(rows: list[browse.ResultRow]) -> list[tuple[int, int, int]]:
     """The (run, seed, sample) of each item on a page, in the rows' order, once each."""
     return list(dict.fromkeys((r.run_id, r.seed_id, r.sample_idx) for r in rows))
@@ -160,10 +165,11 @@ class ResultsScreen(QCScreen):
         #: cursor's row and those of the rows beside it, read ahead, so a cursor key shows
         #: its row's item in its own paint (not after a worker's read, in a second one)
         self.details: dict[tuple[int, int, int], browse.ItemDetail | None] = {}
-        #: the items read with the page shown, and what their runs held as they were read
-        #: (``browse.items_version``): the next page's worker takes those it shows again
-        #: from here while nothing was written since (m and x open on the same items)
-        self.page_items: tuple[Any, dict[tuple[int, int, int], Any]] | None = None
+        #: the items read with the last pages (at most ITEMS_KEPT), each with what its run
+        #: held as it was read (``browse.items_version``): a page's worker takes those it
+        #: shows again from here while nothing was written since (m and x open on the same
+        #: items; a page seen before)
+        self.items_kept: dict[tuple[int, int, int], tuple[Any, Any]] = {}
         #: the rows counted, by filters: (counts_version, counts). A page turn, or filters
         #: counted before (f twice), shows its counts with its rows when nothing was written
         #: since (a count is a pass over a run's rows, and its title a second paint)
@@ -393,14 +399,14 @@ class ResultsScreen(QCScreen):
                    with_choices: bool = False) -> None:
         self.page_pending = True
         self._read_page(filters, after, number, with_choices, self.counts_kept.get(filters),
-                        self.page_items)
+                        dict(self.items_kept))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading results")
     def _read_page(self, filters: Filters, after: browse.Key | None, number: int,
                    with_choices: bool = False,
                    kept: tuple[Any, dict[str, Any]] | None = None,
-                   held: tuple[Any, dict[tuple[int, int, int], Any]] | None = None) -> None:
+                   held: dict[tuple[int, int, int], tuple[Any, Any]] | None = None) -> None:
         with self.qc_app.open_store() as store:
             # the page first; its counts and the filters' choices (each a pass over the
             # run's rows: 0.1-0.3 s at 1M scores) follow it, unless counted before
@@ -415,22 +421,24 @@ class ResultsScreen(QCScreen):
             # the first row's item with it (the cursor lands there): the table and the item
             # pane are drawn in one pass, not a second worker and a second layout (~40 ms
             # of a page turn's CPU at 1M scores); and the next row's item, read ahead. Those
-            # read with the page shown (``held``) are taken as they are while nothing their
-            # runs hold was written since: another metric's page opens on the same items
-            # (their read: ~3.5 ms of CPU of an m or x at 1M scores, before the page is sent)
+            # read with an earlier page (``held``: item -> what its run held as it was read,
+            # and the item) are taken as they are while nothing their run holds was written
+            # since: another metric's page, the filters cleared, a page seen before open on
+            # items read already (their read: ~3.5 ms of CPU of an m or x at 1M scores,
+            # before the page is sent)
             first = None
             near: dict[tuple[int, int, int], Any] = {}
-            items: tuple[Any, dict[tuple[int, int, int], Any]] | None = None
+            items: dict[tuple[int, int, int], tuple[Any, Any]] = {}
             if page.rows:
                 keys = _item_keys(page.rows)[:2]
-                runs_read = sorted({k[0] for k in keys})
-                version = browse.items_version(store, runs_read)   # before the items' read
-                kept_items = held[1] if held is not None and held[0] == version else {}
+                # each run's, before its items are read
+                run_at = {r: browse.items_version(store, [r]) for r in {k[0] for k in keys}}
                 for key in keys:
-                    near[key] = (kept_items[key] if key in kept_items else
+                    had = held.get(key) if held is not None else None
+                    near[key] = (had[1] if had is not None and had[0] == run_at[key[0]] else
                                  browse.item_detail(store, *key, contexts=self.contexts))
+                    items[key] = (run_at[key[0]], near[key])
                 first = (keys[0], near[keys[0]])
-                items = (version, dict(near))
             self.post_message(ResultsPageLoaded(filters, page, number, counts=known,
                                                 first=first, near=near, runs=runs,
                                                 items=items))
@@ -483,7 +491,11 @@ class ResultsScreen(QCScreen):
         self.page_pending = False
         self.page = message.page
         self.details = dict(message.near)
-        self.page_items = message.items
+        for key, item in message.items.items():
+            self.items_kept.pop(key, None)
+            self.items_kept[key] = item         # the latest last
+        while len(self.items_kept) > ITEMS_KEPT:
+            del self.items_kept[next(iter(self.items_kept))]
         self.page_text = message.filters.text
         self.page_number = message.number
         while len(self.page_starts) < message.number:

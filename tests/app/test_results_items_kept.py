@@ -80,3 +80,49 @@ async def test_a_metric_page_on_the_same_items_reads_them_once_until_a_score_cha
         await settle(pilot)
         assert screen.filters.metric is None and _key(must(screen.page).rows[0]) == first
         assert reads == []
+
+
+async def test_a_page_seen_before_takes_its_items_as_read_and_counts_are_kept(
+        one_run: tuple[Path, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Back to a page seen before (] then [), its items are not read again; nor are the rows
+    of filters counted before (f, and f again) counted again while nothing was written."""
+    from qcstation.eval import browse
+
+    db, run_id = one_run
+    reads: list[tuple[Any, ...]] = []
+    counted: list[Any] = []
+    item_detail, count = browse.item_detail, browse.count
+
+    def read(*args: Any, **kw: Any) -> Any:
+        reads.append(tuple(args[1:]))
+        return item_detail(*args, **kw)
+
+    def counting(store: Any, filters: Any, *args: Any, **kw: Any) -> Any:
+        counted.append(filters)
+        return count(store, filters, *args, **kw)
+
+    monkeypatch.setattr(browse, "item_detail", read)
+    monkeypatch.setattr(browse, "count", counting)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(pilot, ResultsScreen((run_id,)))
+        first = _key(must(screen.page).rows[0])
+        assert must(screen.page).has_more
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert screen.page_number == 2 and _key(must(screen.page).rows[0]) != first
+        reads.clear()
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert screen.page_number == 1 and screen.detail_key == first
+        assert reads == []
+        # f and f again: the failed rows and all of them, counted with the first page
+        counted.clear()
+        await pilot.press("f")
+        await settle(pilot)
+        assert screen.filters.failed and counted == []
+        await pilot.press("f")
+        await settle(pilot)
+        assert screen.filters == browse.Filters(run_ids=(run_id,)) and counted == []
+        title = str(screen.query_one("#results_table").border_title)
+        assert " of " in title and "more" not in title, title

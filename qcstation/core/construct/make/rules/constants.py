@@ -31,6 +31,7 @@ from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IM
 from qcstation.core.construct.make.rules.clause_names import clause_by_names
 from qcstation.core.construct.make.rules.phrases import InOrder, phrase_re, stated_word_givens
 from qcstation.core.construct.make.rules.result import RuleError
+from qcstation.core.construct.make.rules.sharers import sharers, sharers_value
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
 from qcstation.core.construct.make.rules.scaled import SCALED_FACTORS
@@ -189,11 +190,13 @@ FACTOR_VALUES.update(SCALED_FACTORS)
 
 def factor_value(name: str) -> Fraction | None:
     """A named constant's value by its name: a unit, percent or implied factor
-    (:data:`FACTOR_VALUES`), or a person or thing the words count once (``k_one_...``,
-    :mod:`.ones`); None for any other name."""
+    (:data:`FACTOR_VALUES`), a person or thing the words count once (``k_one_...``,
+    :mod:`.ones`), the people who share (``k_2_sharers_...``, :mod:`.sharers`); None for any other name."""
     if name in FACTOR_VALUES:
         return FACTOR_VALUES[name]
-    return Fraction(1) if name.startswith("k_one_") else None
+    if name.startswith("k_one_"):
+        return Fraction(1)
+    return sharers_value(name)  # "k_2_sharers_emani_howard"
 
 
 _ONE_OVER_RE = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])")
@@ -365,6 +368,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             name = gated[0] if len(gated) == 1 else None
         if name is None:
             name = sentence_list(v, question, line, role)  # "for herself and her younger sister" / "* 2"
+        if name is None:
+            name = sharers(v, question, line, role)  # "splits 8 shots of vodka with his friend" / "8/2"
         if name is None:
             name = line_percent(v, line)  # "multiply by 100%" where the question says no percent
         if name is None:

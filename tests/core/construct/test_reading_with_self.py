@@ -73,3 +73,40 @@ def test_the_others_need_the_line_to_say_them() -> None:
     assert the_others([0], [e], question_numbers(q), "they cost 4 * 10 = 40")[0] == e          # no others said
     assert the_others([0], [e], question_numbers(q.replace("The main phone", "Each phone")),  # no one named
                       "the four additional phones cost 4 * 10 = 40")[0] == e
+
+
+def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
+    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+
+
+def test_one_and_the_others_she_has_written_as_a_pair_of_words() -> None:
+    # "<Name> and her N friends" / "herself and her N friends" / "for her and for N of her friends" (lane covB)
+    q = "Lena and her 3 cousins baked 48 muffins. If they share the muffins equally, how many does each get?"
+    made = rule_for_seed(_seed(q, "The 4 people get 48/4=<<48/4=12>>12 muffins each.\n#### 12", "12"))
+    assert made.steps[0].sexpr == "(/ g1_muffins (+ g2_cousins k_one_lena))"
+    q = "Tom wants to split 60 stickers between himself and his 4 classmates. How many does each get?"
+    made = rule_for_seed(_seed(q, "Tom and his classmates get 60/5=<<60/5=12>>12 stickers each.\n#### 12", "12"))
+    assert made.steps[0].sexpr == "(/ g1_stickers (+ g2_classmates k_one_himself))"
+    q = "Ivy buys tickets for her and for two of her friends. A ticket costs $15. How much does she spend?"
+    made = rule_for_seed(_seed(q, "She buys tickets for three people: 3*15=<<3*15=45>>45 dollars.\n#### 45", "45"))
+    assert made.steps[0].sexpr == "(* (+ g1_friends k_one_herself) g2)"
+
+
+@pytest.mark.parametrize("question, line", [
+    # the line counts no people and names not the one
+    ("Tom wants to split 60 stickers between himself and his 4 classmates. How many does each get?",
+     "So 60/5=<<60/5=12>>12 stickers.\n#### 12"),
+    # "with" a group no sharing or "for" makes each of them count
+    ("Tom went to the park with his 4 classmates and found 60 stickers. How many does each get?",
+     "Tom and his classmates get 60/5=<<60/5=12>>12 stickers each.\n#### 12"),
+])
+def test_a_pair_of_words_the_line_does_not_tie_stays_refused(question: str, line: str) -> None:
+    with pytest.raises(RuleError, match="writes the number 5"):
+        rule_for_seed(_seed(question, line, "12"))
+
+
+def test_an_earlier_result_of_the_groups_count_stays_that_result() -> None:
+    q = "Lena and her 3 cousins baked 48 muffins. If they share the muffins equally, how many does each get?"
+    made = rule_for_seed(_seed(q, "There are 1 + 3 = <<1+3=4>>4 of them.\nLena gets 48/4=<<48/4=12>>12 muffins.\n#### 12",
+                               "12"))
+    assert made.steps[-1].sexpr == "(/ g2_muffins s1)"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from qcstation.core.construct.make.rules.complements import line_at, names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
-from qcstation.core.reading.words import NUMBER_WORD_VALUES
+from qcstation.core.reading.words import ANNOTATION, NUMBER_WORD_VALUES
 
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.givens import Givens
@@ -39,6 +39,11 @@ _N_WORDS = "|".join(w for w, v in NUMBER_WORD_VALUES.items() if 1 <= v <= 20 and
 _PEOPLE = r"friends|roommates|siblings|brothers|sisters|cousins|classmates|teammates|guests|children|kids"
 _GROUP = re.compile(rf"\b(?P<who>[A-Z][a-z]+)\s+(?:has|had|invited|invites|brought|brings)\s+"
                     rf"(?P<n>\d+|{_N_WORDS})\s+(?:of\s+(?:her|his|their)\s+)?(?:{_PEOPLE})\b")
+#: "Elisa and her two friends", "John with his five friends", "herself and her 14 friends", "for her and
+#: for three of her friends", "himself and his three younger siblings": the one, and the others she has
+_WITH_GROUP = re.compile(rf"(?P<for>\bfor\s+)?\b(?P<who>[A-Z][a-z]+|herself|himself|her|him)\s+(?:and|with)\s+"
+                         rf"(?:for\s+)?(?:(?:her|his|their)\s+)?(?P<n>\d+|{_N_WORDS})\s+(?:of\s+(?:her|his|their)\s+)?"
+                         rf"(?:[a-z]+\s+)?(?:{_PEOPLE})\b")
 _ALL_SHARE = re.compile(r"\beach (?:person|one|of them)\b|\bequally\b|\bevenly\b|\bshare\b|\bsplit\b"
                         r"|\beveryone\b|\beverybody\b|\bamong them\b", re.I)
 _NOT_A_NAME = frozenset("The A An If On In At When After Before Then So But And Or How What Each Every This That "
@@ -51,32 +56,52 @@ def with_self(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, s
     if givens is None:
         return exprs
     q = givens.question[:20_000]
-    if not _ALL_SHARE.search(q):
-        return exprs
-    groups = []
-    for m in _GROUP.finditer(q):
-        if m.group("who") in _NOT_A_NAME:
+    shared = bool(_ALL_SHARE.search(q))
+    groups: list[tuple[Fraction, str, str, str]] = []
+    for m in [*_GROUP.finditer(q), *_WITH_GROUP.finditer(q)]:
+        # "tickets for her and for three of her friends": each of them gets one, shared or not
+        if m.group("who") in _NOT_A_NAME or not (shared or "for" in m.groupdict() and m.group("for")):
             continue
         raw = m.group("n")
         n = Fraction(int(raw)) if raw.isdigit() else Fraction(NUMBER_WORD_VALUES[raw.lower()])
         places = [x for x in givens.numbers if x.value == n and not x.percent]
-        if len(places) == 1 and places[0].start == m.start("n"):
-            groups.append((n, places[0].text, "k_one_" + m.group("who").lower()))
+        who = {"her": "herself", "him": "himself"}.get(m.group("who"), m.group("who").lower())
+        if len(places) == 1 and places[0].start == m.start("n") and (n, who) not in {(g[0], g[2][6:]) for g in groups}:
+            groups.append((n, places[0].text, "k_one_" + who, _subject(q, m.start("who")) or m.group("who")))
     if len(groups) != 1:
         return exprs
     out = []
     for e, at in zip(exprs, starts):
+        # "There were 1 + 4 = 5 of them ... James planted 100/5": an earlier line's result, not the group again
+        if groups[0][0] + 1 in _results_before(solution, at):
+            out.append(e)
+            continue
         out.append(_walk(e, givens, groups[0], line_at(solution, at)))
     return out
 
 
-def _walk(e: Expr, givens: Givens, group: tuple[Fraction, str, str], line: str) -> Expr:
+_RESULT = re.compile(r"=\s*\$?\s*(\d[\d,]*(?:\.\d+)?)")
+
+
+def _results_before(solution: str, at: int) -> set[Fraction]:
+    """The values the solution writes as results ("= 5", "=5>>") before the line at ``at``."""
+    out = set()
+    for m in _RESULT.finditer(solution[:max(0, solution.rfind("\n", 0, at))][:20_000]):
+        try:
+            out.add(Fraction(m.group(1).replace(",", "")))
+        except (ValueError, ZeroDivisionError):
+            continue
+    return out
+
+
+def _walk(e: Expr, givens: Givens, group: tuple[Fraction, str, str, str], line: str) -> Expr:
     if isinstance(e, Num):
-        n, text, who = group
+        n, text, who, written = group
         v = e.value
         if e.text and not e.text.startswith("k_") and v == n + 1 and not names_other_quantity(givens, v) \
-                and re.search(rf"(?<![\d.]){v.numerator}\s+(?:girls|boys|people|persons|roommates|friends|kids"
-                              r"|children|members)\b", line, re.I):
+                and (re.search(rf"(?<![\d.])(?:{v.numerator}|{_WORD_OF.get(int(v), '_')})\s+(?:girls|boys|people"
+                               rf"|persons|members|{_PEOPLE})\b", line, re.I)
+                     or _names_the_one(written, ANNOTATION.sub(" ", line))):
             return BinOp("+", Num(n, text), Num(Fraction(1), who))
         return e
     if isinstance(e, Neg):
@@ -84,6 +109,24 @@ def _walk(e: Expr, givens: Givens, group: tuple[Fraction, str, str], line: str) 
     if isinstance(e, BinOp):
         return BinOp(e.op, _walk(e.left, givens, group, line), _walk(e.right, givens, group, line))
     return e
+
+
+def _subject(q: str, at: int) -> str | None:
+    """The one name the sentence writes before "herself"/"himself"/"her"/"him" at ``at`` ("If Rex
+    divided his card equally among himself"), else None."""
+    if q[at:at + 1].isupper():
+        return None
+    a = max(q.rfind(c, 0, at) for c in ".?!") + 1
+    names = {w for w in re.findall(r"\b[A-Z][a-z]+\b", q[a:at]) if w not in _NOT_A_NAME}
+    return names.pop() if len(names) == 1 else None
+
+
+def _names_the_one(written: str, line: str) -> bool:
+    """Does the line name the one who has the others: by name ("Rex is left with 600/4", the Rex of
+    "himself"), or "including him" ("each one of his friends including him ... 45 / 5")?"""
+    if written[:1].isupper():
+        return bool(re.search(rf"\b{re.escape(written)}\b", line))
+    return bool(re.search(r"\bincluding\s+(?:him|her)(?:self)?\b", line, re.I))
 
 
 _WORD_OF = {v: w for w, v in NUMBER_WORD_VALUES.items() if 1 <= v <= 20 and "-" not in w}

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
+from qcstation.core.reading.words import ANNOTATION
 from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
 from qcstation.core.construct.make.rules.restated import RESTATED_FACTORS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
@@ -511,6 +512,9 @@ def _uses(e: Expr, name: str) -> bool:
     return False
 
 
+#: a unit's word whose value is its size in a smaller unit ("a week": 7 days), and the words of either unit
+_UNIT_WORDS = {"w_a_week": re.compile(r"\b(?:days?|daily|weeks?|weekly)\b", re.I),
+               "w_an_hour": re.compile(r"\b(?:minutes?|hours?|hourly)\b", re.I)}
 _REPEATED = re.compile(r"\b(?:each|every|per)\b", re.I)
 _SHARES = re.compile(r"\b(?:split(?:s|ting)?|equally|evenly|shared?|sharing)\b", re.I)
 
@@ -523,7 +527,8 @@ def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[
     one of those uses is another quantity of the same value (386: "52/2" for "50% of which are
     girls", then "26/2" for "half the people performing"): one given in two roles, which no
     reader can vouch for (RuleError). Every using line naming the value alike in its prose ("To make
-    4 brownies" on each line of a "quadruple batch", 403) says it is one quantity."""
+    4 brownies" on each line of a "quadruple batch", 403) says it is one quantity; so does a line that
+    names a unit's word's units ("70 miles a week" / "56 / 7 ... 8 miles a day": a week's 7 days)."""
     for name, v, _ in order:
         if not name.startswith("w_") or name.startswith("w_1_"):
             continue
@@ -532,7 +537,11 @@ def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[
         using = [i for i, e in enumerate(exprs) if _uses(e, name)]
         if not places or len(using) <= len(places):
             continue
-        unsaid = [i for i in using if lines is None or i >= len(lines) or not rx.search(lines[i])]
+        unit = _UNIT_WORDS.get(name)
+        # "a week" is 7 days wherever a line names its days or the week ("56 / 7 ... 8 miles a day"):
+        # one quantity, a week's days, the same in each use
+        unsaid = [i for i in using if lines is None or i >= len(lines) or not rx.search(lines[i])
+                  and not (unit is not None and unit.search(ANNOTATION.sub(" ", lines[i])))]
         # a use whose line shares out equally ("Splitting these flights equally ... 22 / 2") divides by
         # the sharers, another quantity than the word the question repeats "each day" (994)
         shared = [i for i in unsaid if lines is not None and i < len(lines) and _SHARES.search(lines[i])]

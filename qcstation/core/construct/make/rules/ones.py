@@ -56,6 +56,7 @@ from typing import Any
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, expr_names
 from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, ANNOTATION, line_stems, solution_stems, stem
 from qcstation.core.construct.make.rules.implied import another_one, implied_names, included_person
+from qcstation.core.construct.make.rules.ordinal_ones import ordinal_ones
 from qcstation.core.construct.make.rules.other_ones import others_reference
 from qcstation.core.construct.make.rules.ratios import base_share_one
 from qcstation.core.construct.make.rules.result import RuleError
@@ -505,6 +506,9 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 # "Last year Dallas was 3 times the age of his sister" / "Last year Darcy was 16 - 1":
                 # the one year between last year and now, a quantity the words imply
                 names = _year_gap(question, line, len(pending))
+            if names is None and all(op in "+-" for _, op, _ in pending):
+                # "For the first hour of work ..." / "4-1 = 3 more hours": the one the ordinal names
+                names = ordinal_ones(question, line, len(pending))
             if names is not None and len(names) == len(pending):
                 for (num, _, _), name in zip(pending, names):
                     chosen[id(num)] = ones.constant(name)

@@ -46,6 +46,7 @@ REFUSAL_WORDS: dict[str, str] = {
     "order": "two values would swap order",
     "reads-differently": "the rules read the new question differently",
     "restated-value": "the question states a value twice",
+    "rounded": "its answer rounds a result to a whole count",
     "rules-changed": "the rules read it differently today",
     "solution-words": "the solution writes a changing value in words",
     "too-many-decimals": "a value would have too many decimals",

@@ -54,7 +54,20 @@ class Neg:
     operand: Expr
 
 
-Expr = Union[Num, Name, BinOp, Neg]
+@dataclass(frozen=True)
+class Call:
+    """A whole-count rounding of one term (:data:`ROUNDINGS`; see :mod:`.rounding`). Never read
+    from text: the parser writes none; only a rule that reads the words of a rounding builds it."""
+
+    fn: str  # a key of ROUNDINGS
+    arg: Expr
+
+
+Expr = Union[Num, Name, BinOp, Neg, Call]
+
+#: the roundings a :class:`Call` may make: floor (the greatest whole number at most x), ceil (the
+#: least whole number at least x), round (the nearest whole number, a half rounded up)
+ROUNDINGS = ("floor", "ceil", "round")
 
 MAX_EXPONENT = 12
 
@@ -281,6 +294,9 @@ def _pair(expr: Expr, env: Mapping[str, Fraction] | None) -> tuple[int, int]:
     if isinstance(expr, Neg):
         n, d = _pair(expr.operand, env)
         return -n, d
+    if isinstance(expr, Call):
+        v = _evaluate(expr, env)
+        return v.numerator, v.denominator
     an, ad = _pair(expr.left, env)
     bn, bd = _pair(expr.right, env)
     return pair_op(expr.op, an, ad, bn, bd)
@@ -319,6 +335,8 @@ def _evaluate(expr: Expr, env: Mapping[str, Fraction] | None = None) -> Fraction
         return env[expr.name]
     if isinstance(expr, Neg):
         return -_evaluate(expr.operand, env)
+    if isinstance(expr, Call):
+        return rounded(expr.fn, _evaluate(expr.arg, env))
     left = _evaluate(expr.left, env)
     right = _evaluate(expr.right, env)
     if expr.op == "+":
@@ -330,6 +348,19 @@ def _evaluate(expr: Expr, env: Mapping[str, Fraction] | None = None) -> Fraction
     if right == 0:
         raise ExpressionError("division by zero")
     return bounded(left / right)
+
+
+def rounded(fn: str, value: Fraction) -> Fraction:
+    """``value`` rounded to a whole number as :class:`Call` ``fn`` says (:data:`ROUNDINGS`)."""
+    if type(value) is not Fraction:
+        raise ExpressionError(f"{fn} of a term that is not a number")
+    if fn == "floor":
+        return Fraction(math.floor(value))
+    if fn == "ceil":
+        return Fraction(math.ceil(value))
+    if fn == "round":
+        return Fraction(math.floor(value + Fraction(1, 2)))
+    raise ExpressionError(f"unknown rounding {fn!r}")
 
 
 def bounded(value: Fraction) -> Fraction:
@@ -350,6 +381,8 @@ def atoms(expr: Expr | None) -> Iterator[Num | Name]:
             stack.append(e.left)
         elif isinstance(e, Neg):
             stack.append(e.operand)
+        elif isinstance(e, Call):
+            stack.append(e.arg)
         elif isinstance(e, (Num, Name)):
             yield e
 
@@ -388,8 +421,36 @@ def expr_to_sexpr(expr: Expr) -> str:
         if isinstance(expr.operand, Num):
             return fraction_to_smt(-expr.operand.value)
         return f"(- {expr_to_sexpr(expr.operand)})"
+    if isinstance(expr, Call):
+        return rounding_sexpr(expr.fn, expr_to_sexpr(expr.arg))
     args = chain(expr, expr.op)
     return "(" + expr.op + " " + " ".join(expr_to_sexpr(a) for a in args) + ")"
+
+
+def rounding_sexpr(fn: str, arg: str) -> str:
+    """The SMT-LIB term of a :class:`Call` of ``arg``: ``to_int`` is the greatest integer at most
+    its argument (SMT-LIB's Reals_Ints theory), the others are written with it."""
+    if fn == "floor":
+        return f"(to_int {arg})"
+    if fn == "ceil":
+        return f"(- (to_int (- {arg})))"
+    if fn == "round":
+        return f"(to_int (+ {arg} (/ 1 2)))"
+    raise ExpressionError(f"unknown rounding {fn!r}")
+
+
+def has_call(expr: Expr | None) -> bool:
+    """Does the term round anywhere (a :class:`Call`)?"""
+    stack: list[Expr | None] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Call):
+            return True
+        if isinstance(e, BinOp):
+            stack.extend((e.left, e.right))
+        elif isinstance(e, Neg):
+            stack.append(e.operand)
+    return False
 
 
 def is_nonlinear(expr: Expr) -> bool:
@@ -398,6 +459,8 @@ def is_nonlinear(expr: Expr) -> bool:
         return False
     if isinstance(expr, Neg):
         return is_nonlinear(expr.operand)
+    if isinstance(expr, Call):
+        return is_nonlinear(expr.arg)
     args = chain(expr, expr.op)
     if any(is_nonlinear(a) for a in args):
         return True
@@ -438,6 +501,8 @@ def canon(e: Expr) -> str:
         return e.name
     if isinstance(e, Neg):
         return f"(- {canon(e.operand)})"
+    if isinstance(e, Call):
+        return f"({e.fn} {canon(e.arg)})"
     args = [canon(a) for a in chain(e, e.op)]
     if e.op in "+*":
         args.sort()

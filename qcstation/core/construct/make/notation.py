@@ -27,10 +27,11 @@ from fractions import Fraction
 
 from qcstation.core.reading.answers import decimal_places
 from qcstation.core.construct.make.notation_literals import fold_terms, literal_line_term
-from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
-                                         expr_to_sexpr, fraction_to_smt, is_nonlinear, parse_expression)
+from qcstation.core.reading.expr import (BinOp, Call, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
+                                         expr_to_sexpr, fraction_to_smt, has_call, is_nonlinear, parse_expression)
+from qcstation.core.construct.make.notation_rounding import NotationError, read_rounding, rounding_term, rounding_words
 from qcstation.core.verify.smtlib import Node, SList, Token, parse_script, symbol_name
-from qcstation.common.errors import GenerationError, VerificationError
+from qcstation.common.errors import VerificationError
 from qcstation.common.safe import quoted
 
 __all__ = [
@@ -52,12 +53,6 @@ _PREC = {"+": 1, "-": 1, "*": 2, "/": 2}
 MAX_DECIMALS = 6
 
 
-class NotationError(GenerationError):
-    """The SMT-LIB cannot be rendered as a notation question (the caller falls back
-    to a model); ``str(err)`` says why."""
-
-    def __init__(self, message: str, title: str = "Cannot render notation") -> None:
-        super().__init__(message, title)
 
 
 @dataclass
@@ -111,12 +106,15 @@ def render_infix(expr: Expr) -> str:
         inner = expr.operand
         body = render_infix(inner)
         return f"−{body}" if isinstance(inner, (Name, Num)) else f"−({body})"
+    if isinstance(expr, Call):
+        body = render_infix(expr.arg)
+        return rounding_words(expr.fn, body if isinstance(expr.arg, (Name, Num)) else f"({body})")
     args = _chain(expr, expr.op)
     prec = _PREC[expr.op]
     parts: list[str] = []
     for i, arg in enumerate(args):
         text = render_infix(arg)
-        if isinstance(arg, Neg):
+        if isinstance(arg, (Neg, Call)):
             text = f"({text})"
         elif isinstance(arg, BinOp):
             child = _PREC[arg.op]
@@ -169,6 +167,9 @@ def _term(node: Node, consts: dict[str, str]) -> Expr:
     args = node.items[1:]
     if op == "to_real" and len(args) == 1:
         return _term(args[0], consts)
+    rounding = rounding_term(op, args, lambda n: _term(n, consts))
+    if rounding is not None:
+        return rounding
     if op not in ("+", "-", "*", "/"):
         shown = op if op is not None else _node_text(head)
         raise NotationError(
@@ -400,6 +401,8 @@ def _substitute(expr: Expr, mapping: dict[str, Expr]) -> Expr:
         return Neg(_substitute(expr.operand, mapping))
     if isinstance(expr, BinOp):
         return BinOp(expr.op, _substitute(expr.left, mapping), _substitute(expr.right, mapping))
+    if isinstance(expr, Call):
+        return Call(expr.fn, _substitute(expr.arg, mapping))
     return expr
 
 
@@ -564,6 +567,8 @@ class _Naming:
             return Neg(self.convert(e.operand))
         if isinstance(e, BinOp):
             return BinOp(e.op, self.convert(e.left), self.convert(e.right))
+        if isinstance(e, Call):
+            return Call(e.fn, self.convert(e.arg))
         raise NotationError(f"internal: unexpected term {e!r}")  # pragma: no cover
 
     def definition(self, body: Expr) -> Expr:
@@ -709,7 +714,7 @@ def parse_notation_text(text: str) -> NotationQuestion:
             raise NotationError(f"cannot read the definition {quoted(item)}")
         name, expr_text = im.groups()
         try:
-            expr = parse_expression(expr_text, names=True)
+            expr = read_rounding(expr_text) or parse_expression(expr_text, names=True)
         except ExpressionError as exc:
             raise NotationError(f"the definition {quoted(item)} is not arithmetic: {exc}") from exc
         unknown = [n for n in expr_names(expr) if n not in known]
@@ -746,7 +751,8 @@ def question_smtlib(q: NotationQuestion) -> str:
     Real constant per name, the givens and steps as equalities, ``answer`` the asked-for
     quantity (defined as the target when the question asks for another name)."""
     exprs = [e for _, e in q.definitions]
-    logic = "QF_NRA" if any(is_nonlinear(e) for e in exprs) else "QF_LRA"
+    ints = "I" if any(has_call(e) for e in exprs) else ""  # a rounding: to_int (Reals_Ints)
+    logic = f"{'QF_N' if any(is_nonlinear(e) for e in exprs) else 'QF_L'}{ints}RA"
     lines = [f"(set-logic {logic})"]
     names = [*q.variables, *(n for n, _ in q.definitions)]
     lines.extend(f"(declare-const {n} Real)" for n in names)
@@ -765,12 +771,13 @@ def question_smtlib(q: NotationQuestion) -> str:
 #: the words a notation question may use between its definitions, in any wording (the
 #: reader of free wordings and the rephrasing check share them; no story words)
 NOTATION_WORDS = frozenset(
-    """a above all also an and answer are as assume be below both by calculate compute decimal
+    """a above all also an and answer are as assume at be below both by calculate compute decimal
     define defined denote denoted denotes determine each equal equals evaluate exact exactly
     expression expressions final finally find first following for form fraction from get give
-    given has have here if in is it its known let let's next now number numbers obtain of or out
-    please quantities quantity result set simplified simplify so state step steps suppose terms
-    that the then there these this those to use using value values variable variables was we
-    what where which with work you your""".split()
+    given greatest halves has have here if in is it its known least let let's most nearest next
+    now number numbers obtain of or out please quantities quantity result round rounded set
+    simplified simplify so state step steps suppose terms that the then there these this those
+    to up use using value values variable variables was we what where which whole with work you
+    your""".split()
 )
 # a rephrasing may also spell the operators out and label its parts

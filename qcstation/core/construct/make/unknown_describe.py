@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from qcstation.core.construct.make.unknown_forms import restored_words, words_before_result
 from qcstation.core.construct.make.unknown_words import TRAILING_EQUALS, worded_expr
-from qcstation.core.reading.expr import BinOp, Name, Neg, Num
+from qcstation.core.reading.expr import BinOp, Call, Name, Neg, Num
 from qcstation.core.reading.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
     sub_count_words as _sub_count_words, word_key,
@@ -274,6 +274,8 @@ def _relation_terms(e: Any, label: dict[str, str], given_value: dict[str, Fracti
     if isinstance(e, BinOp):
         return BinOp(e.op, _relation_terms(e.left, label, given_value, given_text, factor_value),
                      _relation_terms(e.right, label, given_value, given_text, factor_value))
+    if isinstance(e, Call):  # "the least whole number at least Q6" (notation's words)
+        return Call(e.fn, _relation_terms(e.arg, label, given_value, given_text, factor_value))
     return e
 
 

@@ -17,7 +17,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num,
+from qcstation.core.reading.expr import (BinOp, Call, Expr, ExpressionError, Name, Neg, Num,
                                                  evaluate, expr_names, expr_to_sexpr, fmt, parse_expression)
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
 
@@ -36,6 +36,8 @@ def _linear_form(expr: Expr, unknown: str) -> tuple[Fraction, Fraction]:
     if isinstance(expr, Neg):
         a, b = _linear_form(expr.operand, unknown)
         return -a, -b
+    if isinstance(expr, Call):
+        raise ExpressionError(f"the equation rounds ({expr.fn}): not a linear equation")
     la, lb = _linear_form(expr.left, unknown)
     ra, rb = _linear_form(expr.right, unknown)
     if expr.op == "+":

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.errors import GenerationError
-from qcstation.core.reading.expr import Expr, expr_to_sexpr, is_nonlinear
+from qcstation.core.reading.expr import Expr, expr_to_sexpr, has_call, is_nonlinear
 
 
 class RuleError(GenerationError):
@@ -56,7 +56,8 @@ class RuleResult:
 def build_smtlib(steps: list[RuleStep], exprs: list[Expr], answer_step: str,
                   givens: list[tuple[str, Fraction, Expr]] | None = None) -> str:
     nonlinear = any(is_nonlinear(e) for e in exprs)
-    lines = [f"(set-logic {'QF_NRA' if nonlinear else 'QF_LRA'})"]
+    ints = "I" if any(has_call(e) for e in exprs) else ""  # a rounding: to_int (Reals_Ints)
+    lines = [f"(set-logic {'QF_N' if nonlinear else 'QF_L'}{ints}RA)"]
     for name, _value, _expr in givens or []:
         lines.append(f"(declare-const {name} Real)")
     for step in steps:

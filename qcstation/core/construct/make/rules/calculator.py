@@ -9,9 +9,10 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.reading.expr import (Expr, ExpressionError, evaluate, expr_names,
+from qcstation.core.reading.expr import (Call, Expr, ExpressionError, Name, evaluate, expr_names,
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
-                                                 parse_expression)
+                                                 parse_expression, rounded)
+from qcstation.core.construct.make.rules.rounding import Rounding, rounded_answer
 from qcstation.core.construct.make.rules.constants import LITERAL_IN_STEP, declare_literals
 from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars, content_words, percent_multipliers, protect_fractions,
                                                        question_numbers)
@@ -546,17 +547,24 @@ def _smt_from_calculator(
     exprs_raw = first_place([c.start for c in comps], exprs_raw, givens, solution)  # "started off in first" / "1st place ... 1+5"
     exprs_raw = floors([c.start for c in comps], exprs_raw, givens, solution)  # "the third-floor balcony" / "24 * 3 stories"
     converted = None
+    rounding: Rounding | None = None
     try:
         answer_index = pick_answer(comps, gold, notes)
     except RuleError:
         # the answer asked in another unit than the last step's ("in cents": "$0.25")
         converted = converted_answer(comps, gold, question, solution)
-        if converted is None:
-            raise
-        comps.append(converted.comp)
-        exprs_raw.append(converted.comp.expr)
-        notes.append(converted.note)
-        answer_index = len(comps) - 1
+        if converted is not None:
+            comps.append(converted.comp)
+            exprs_raw.append(converted.comp.expr)
+            notes.append(converted.note)
+            answer_index = len(comps) - 1
+        else:
+            # a whole count the solution rounds its last computation to (:mod:`.rounding`)
+            rounding = rounded_answer(comps, gold, question, solution)
+            if rounding is None:
+                raise
+            notes.append(rounding.note)
+            answer_index = rounding.index
     if answer_index + 1 < len(comps):
         notes.append(f"steps after the answer were left out: {', '.join(f's{i + 1}' for i in range(answer_index + 1, len(comps)))}")
     comps = comps[: answer_index + 1]
@@ -593,12 +601,21 @@ def _smt_from_calculator(
     given_consts: list[tuple[str, Fraction, Expr]] = []
     if givens is not None:
         kept_exprs, given_consts, uncertain = _declare_givens(givens, question or "", kept_steps, kept_exprs, joint)
+    value = steps[answer_index].result
+    if rounding is not None:
+        last = RuleStep(f"s{len(comps) + 1}_rounded", f"{rounding.fn} of {answer_step}",
+                        rounded(rounding.fn, value), "", [answer_step], Call(rounding.fn, Name(answer_step)),
+                        rounding.line)
+        last.sexpr = expr_to_sexpr(last.expr)  # type: ignore[arg-type]
+        kept_steps.append(last)
+        kept_exprs.append(last.expr)  # type: ignore[arg-type]
+        answer_step, value = last.name, last.result
     smtlib = build_smtlib(kept_steps, kept_exprs, answer_step, given_consts)
     return RuleResult(
         smtlib=smtlib,
         steps=kept_steps,
         answer_step=answer_step,
-        value=steps[answer_index].result,
+        value=value,
         rule=rule,
         notes=notes,
         links=[lk for lk in links if lk["step"] in needed],

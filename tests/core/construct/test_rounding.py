@@ -101,3 +101,22 @@ def test_derive_refuses_a_rounded_parent_with_its_reason(tmp_path: Path) -> None
     run("generate")
     out = run("derive", "variants", "--per-seed", "3", "--quiet")
     assert "rounded 1" in out, out
+
+
+@pytest.mark.parametrize(("seed", "last_two", "relation"), [
+    (BOXES, ["Q2: That is ? boxes", "Q3: It needs to buy ? boxes. (the value asked for)"],
+     "Q3 = the least whole number at least Q2"),
+    (SHARE, ["Q1: He answered ? percent right", "Q2: That rounds up to ?%. (the value asked for)"],
+     "Q2 = Q1 rounded to the nearest whole number (halves round up)"),
+    (FULL, ["Q1: She can fill ? boxes", "Q2: She can fill ? full boxes. (the value asked for)"],
+     "Q2 = the greatest whole number at most Q1"),
+])
+def test_key_information_states_the_rounding_and_its_words(seed: dict[str, str], last_two: list[str],
+                                                           relation: str) -> None:
+    # the rounded computation's line keeps its own clause; the words that say the rounded count
+    # describe the rounding step ("which rounds up to 78%": "That rounds up to ?%")
+    from qcstation.core.construct.make.keyinfo_reading import keyinfo_for_seed
+
+    fields, _how = keyinfo_for_seed(seed)
+    assert fields["unknown_quantities"][-2:] == last_two
+    assert fields["relationships_and_constraints"][-1] == relation

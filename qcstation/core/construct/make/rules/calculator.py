@@ -607,6 +607,7 @@ def _smt_from_calculator(
                         rounded(rounding.fn, value), "", [answer_step], Call(rounding.fn, Name(answer_step)),
                         rounding.line)
         last.sexpr = expr_to_sexpr(last.expr)  # type: ignore[arg-type]
+        kept_steps[-1].line = rounding.divided_line
         kept_steps.append(last)
         kept_exprs.append(last.expr)  # type: ignore[arg-type]
         answer_step, value = last.name, last.result

@@ -79,7 +79,8 @@ class Rounding:
     index: int  #: the computation rounded (the solution's last)
     fn: str  #: "floor" | "ceil" | "round"
     note: str
-    line: str  #: the solution's words after the computation (key information reads them)
+    line: str  #: the words that say the rounded count (key information describes the step by them)
+    divided_line: str  #: the rounded computation's line without them
 
 
 def _divides(comp: Computation) -> bool:
@@ -174,5 +175,49 @@ def rounded_answer(comps: list[Computation], gold: Fraction | None, question: st
     fn, why = mode
     if rounded(fn, value) != gold or (fn == "round" and value - math.floor(value) == Fraction(1, 2)):
         return None  # another rounding, or a half: which way "nearest" goes, the words do not say
-    line = " ".join(tail.split())[:300]
-    return Rounding(len(comps) - 1, fn, f"the answer {fmt(gold)} is {fmt(value)} rounded ({fn}): {why}", line)
+    return Rounding(len(comps) - 1, fn, f"the answer {fmt(gold)} is {fmt(value)} rounded ({fn}): {why}",
+                    _said(tail, gold, _written_text(solution, last)), _divided_line(solution, last))
+
+
+# (a sentence ends at . ! ? ; before a capital, never after a title: "Mr. Jackson must buy 7 packs")
+_CLAUSE = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?;])\s+|,\s+|\n")
+_CONNECTOR = re.compile(r"^(?:which|meaning|so|and|thus|therefore|hence|then)\s+(?:that\s+)?", re.I)
+
+
+def _said(tail: str, gold: Fraction, written: str) -> str:
+    """The clause after the computation that says the rounded count, as the rounding step's line
+    (key information describes the step by it): its last clause that writes the gold, its opening
+    connector left out; "which rounds down to 15" reads "15.36 rounds down to 15"."""
+    clauses = [c.strip() for c in _CLAUSE.split(tail) if c and c.strip()]
+    said = next((c for c in reversed(clauses) if _writes(c, gold)), " ".join(tail.split()))
+    m = _CONNECTOR.match(said)
+    if m:
+        rest = said[m.end():]
+        said = f"{written or 'That'} {rest}" if m.group(0).lower().startswith("which") else rest
+    return (said[:1].upper() + said[1:])[:300]
+
+
+def _written_text(solution: str, comp: Computation) -> str:
+    """The result the computation writes ("15.36"), where it is its exact value; else ""
+    ("77.78" for 700/9 is no value of the step: "That rounds up to 78%")."""
+    if comp.source == "annotation":
+        m = re.match(r"\s*[$]?\s*(\d[\d,]*(?:\.\d+)?)", solution[comp.end:])
+        text = m.group(1) if m else ""
+    else:
+        found = re.findall(r"=\s*[$]?\s*(\d[\d,]*(?:\.\d+)?)", comp.raw)
+        text = found[-1] if found else ""
+    try:
+        return text if text and Fraction(text.replace(",", "")) == comp.value else ""
+    except ValueError:
+        return ""
+
+
+def _divided_line(solution: str, comp: Computation) -> str:
+    """The line of the rounded computation up to its result's clause end: the rounding's words
+    after it are the rounding step's ("768 / 50 = 15.36 minutes, which rounds down to 15")."""
+    start = solution.rfind("\n", 0, comp.start) + 1
+    end = solution.find("\n", comp.end)
+    end = len(solution) if end == -1 else end
+    m = re.compile(r",\s|[.;](?:\s|$)").search(solution, comp.end, end)
+    # "33.333...%": the ellipsis of a repeating decimal is no word of the line
+    return re.sub(r"(\d)\.{3,}", r"\1", solution[start:m.start() if m else end].strip())

@@ -104,11 +104,11 @@ def test_derive_refuses_a_rounded_parent_with_its_reason(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("seed", "last_two", "relation"), [
-    (BOXES, ["Q2: That is ? boxes", "Q3: It needs to buy ? boxes. (the value asked for)"],
+    (BOXES, ["Q2: That is ? boxes", "Q3: it needs to buy ? boxes. (the value asked for)"],
      "Q3 = the least whole number at least Q2"),
     (SHARE, ["Q1: He answered ? percent right", "Q2: That rounds up to ?%. (the value asked for)"],
      "Q2 = Q1 rounded to the nearest whole number (halves round up)"),
-    (FULL, ["Q1: She can fill ? boxes", "Q2: She can fill ? full boxes. (the value asked for)"],
+    (FULL, ["Q1: She can fill ? boxes", "Q2: she can fill ? full boxes. (the value asked for)"],
      "Q2 = the greatest whole number at most Q1"),
 ])
 def test_key_information_states_the_rounding_and_its_words(seed: dict[str, str], last_two: list[str],
@@ -120,3 +120,21 @@ def test_key_information_states_the_rounding_and_its_words(seed: dict[str, str],
     fields, _how = keyinfo_for_seed(seed)
     assert fields["unknown_quantities"][-2:] == last_two
     assert fields["relationships_and_constraints"][-1] == relation
+
+
+def test_the_hidden_number_check_reads_a_rounded_quantity_only_where_a_relationship_rounds() -> None:
+    # the '?' of "The school needs to buy ? boxes." hides 5, which no computation of the solution
+    # writes after an '=': the rounding's relationship says where it comes from (4.17 rounded up);
+    # without it the check still flags the blank
+    from qcstation.core.construct.check.reread import hidden_numbers
+    from qcstation.core.construct.make.keyinfo_reading import keyinfo_for_seed
+
+    seed = _seed(BOXES["question"], BOXES["solution"].replace(
+        "Since it cannot buy part of a box, it needs to buy 5 boxes.",
+        "It cannot buy part of a box.\nThe school needs to buy 5 boxes."))
+    fields, _how = keyinfo_for_seed(seed)
+    unknowns, relations = fields["unknown_quantities"], fields["relationships_and_constraints"]
+    assert unknowns[-1] == "Q3: The school needs to buy ? boxes. (the value asked for)"
+    assert hidden_numbers(unknowns, relations, seed["solution"]) == []
+    flagged = hidden_numbers(unknowns, relations[:-1] + ["Q3 = Q2 + 1"], seed["solution"])
+    assert len(flagged) == 1 and "The school needs to buy ? boxes" in flagged[0]

@@ -16,6 +16,7 @@ untrusted text; each reads at most :data:`~qcstation.core.reading.words.MAX_TEXT
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import Any
@@ -115,6 +116,10 @@ def _gap_values(gap: str) -> frozenset[Fraction]:
     return frozenset(numeral_values(gap) | {Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)]) for m in number_word_matches(gap)})
 
 
+#: the words a relationship rounds with (:func:`~qcstation.core.construct.make.notation_rounding.rounding_words`)
+_ROUNDS = re.compile(r"\bwhole number at (?:least|most)\b|\brounded to the nearest whole number\b")
+
+
 def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> list[str]:
     """The converse of :func:`value_leaks`: an unknown quantity's '?' (or another step's name,
     Q2) that can only stand where its solution line writes numbers no step of the solution
@@ -122,6 +127,10 @@ def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> 
     relationship that writes a '?' (it defines each Q from the givens and earlier Qs, hiding
     nothing). A description the solution's lines do not contain piece by piece is not judged."""
     computed = _computed(solution)
+    if any(_ROUNDS.search(str(r)[:2000]) for r in relations):
+        # a relationship that rounds ("Q3 = the least whole number at least Q2"): the whole numbers
+        # next to a computed value are what the rounded quantity's '?' may hide (never another)
+        computed |= {Fraction(f(v)) for v in computed for f in (math.floor, math.ceil)}
     lines = [_SPACES.sub(" ", ln).strip() for ln in solution[:MAX_TEXT].splitlines() if ln.strip()]
 
     def hides_a_result(gap: str) -> bool:

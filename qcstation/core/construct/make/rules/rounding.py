@@ -191,10 +191,10 @@ def _said(tail: str, gold: Fraction, written: str) -> str:
     clauses = [c.strip() for c in _CLAUSE.split(tail) if c and c.strip()]
     said = next((c for c in reversed(clauses) if _writes(c, gold)), " ".join(tail.split()))
     m = _CONNECTOR.match(said)
-    if m:
+    if m:  # (the clause keeps its words as written: the self-checks find it in its line)
         rest = said[m.end():]
         said = f"{written or 'That'} {rest}" if m.group(0).lower().startswith("which") else rest
-    return (said[:1].upper() + said[1:])[:300]
+    return said[:300]
 
 
 def _written_text(solution: str, comp: Computation) -> str:

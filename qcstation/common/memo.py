@@ -70,7 +70,7 @@ class Unkeyed(Exception):
 
 
 def term_shape(e: Any, depth: int = 0) -> tuple[Any, ...]:
-    """An expression term (``Num``, ``Name``, ``Neg``, ``BinOp``, read by class name and fields)
+    """An expression term (``Num``, ``Name``, ``Neg``, ``BinOp``, ``Call``, read by class name and fields)
     as a key: its operators, names and exact values (a ``Num``'s written text left out)."""
     if depth > 200:
         raise Unkeyed
@@ -85,6 +85,8 @@ def term_shape(e: Any, depth: int = 0) -> tuple[Any, ...]:
         return ("Neg", term_shape(e.operand, depth + 1))
     if k == "BinOp":
         return ("BinOp", e.op, term_shape(e.left, depth + 1), term_shape(e.right, depth + 1))
+    if k == "Call":  # a rounding (reading.expr.Call)
+        return ("Call", str(e.fn), term_shape(e.arg, depth + 1))
     raise Unkeyed
 
 

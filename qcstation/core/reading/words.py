@@ -317,6 +317,8 @@ def operand_values(expr: Any, values: Mapping[str, Fraction] | None = None, dept
         return operand_values(expr.operand, values, depth + 1)
     if kind == "BinOp":
         return operand_values(expr.left, values, depth + 1) + operand_values(expr.right, values, depth + 1)
+    if kind == "Call":  # a rounding (reading.expr.Call)
+        return operand_values(expr.arg, values, depth + 1)
     return []
 
 

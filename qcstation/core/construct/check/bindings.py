@@ -419,7 +419,7 @@ def _divides_by(expr: Any, name: str) -> bool:
     if getattr(expr, "op", None) == "/" and _kind(expr.right) == "Name" and str(expr.right.name) == name:
         return True
     return any(_divides_by(e, name) for e in (getattr(expr, "left", None), getattr(expr, "right", None),
-                                              getattr(expr, "operand", None)) if e is not None)
+                                              getattr(expr, "operand", None), getattr(expr, "arg", None)) if e is not None)
 
 
 _PER_FACTOR = re.compile(r"k_([a-z]+)_per_[a-z]+")

@@ -69,6 +69,8 @@ def _literals(expr: Any, whole_ok: set[str], depth: int = 0) -> list[Fraction]:
         return [expr.value]
     if k == "Neg":
         return _literals(expr.operand, whole_ok, depth + 1)
+    if k == "Call":  # a rounding (reading.expr.Call): the numbers of what it rounds
+        return _literals(expr.arg, whole_ok, depth + 1)
     if k != "BinOp":
         return []
     left, right = expr.left, expr.right

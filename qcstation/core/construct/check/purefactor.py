@@ -356,7 +356,7 @@ def _names_in(e: Any, depth: int = 0) -> set[str]:
     if type(e).__name__ == "Name":
         return {str(e.name)}
     return set().union(*(_names_in(sub, depth + 1) for sub in (getattr(e, "left", None), getattr(e, "right", None),
-                                                               getattr(e, "operand", None)) if sub is not None))
+                                                               getattr(e, "operand", None), getattr(e, "arg", None)) if sub is not None))
 
 
 def _percent_as_parts(steps: list[tuple[str, Any, str]], places: Mapping[str, tuple[str | None, str, bool]],

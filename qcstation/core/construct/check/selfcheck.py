@@ -283,7 +283,7 @@ def _smt_literals(e: Any, literals: set[Fraction]) -> None:
     elif getattr(e, "op", None) == "/" and isinstance(e.left, Num) and isinstance(e.right, Num) \
             and e.right.value:
         literals.add(e.left.value / e.right.value)  # (/ 3 4): the fraction 3/4
-    for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+    for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None), getattr(e, "arg", None)):
         if child is not None:
             _smt_literals(child, literals)
 

@@ -21,7 +21,7 @@ def subterms(e: Any, depth: int = 0) -> list[Any]:
     if depth > _DEPTH:
         return []
     out = [e]
-    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None), getattr(e, "arg", None)):
         if sub is not None:
             out += subterms(sub, depth + 1)
     return out

@@ -36,7 +36,7 @@ def _path_to(e: Any, name: str, depth: int = 0) -> list[Any] | None:
     kind = type(e).__name__
     if kind == "Name":
         return [e] if str(e.name) == name else None
-    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None), getattr(e, "arg", None)):
         if sub is not None:
             found = _path_to(sub, name, depth + 1)
             if found is not None:
@@ -150,7 +150,7 @@ def _sums(e: Any, depth: int = 0) -> list[Any]:
     if depth > 200:
         return []
     out = [e] if type(e).__name__ == "BinOp" and e.op in "+-" else []
-    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None), getattr(e, "arg", None)):
         if sub is not None:
             out += _sums(sub, depth + 1)
     return out
@@ -197,6 +197,8 @@ def _uses_added(e: Any, name: str, added: bool, d: int, uses: list[bool]) -> Non
     elif kind == "BinOp":
         _uses_added(e.left, name, e.op in "+-", d + 1, uses)
         _uses_added(e.right, name, e.op in "+-", d + 1, uses)
+    elif kind == "Call":  # a rounding (reading.expr.Call): no use inside it is added
+        _uses_added(e.arg, name, False, d + 1, uses)
 
 
 def vouched_by_result_unit(given: str, cands: list[Occurrence], step: str, expr: Any,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from qcstation.core.construct.check.notation_rephrasing import check_rephrasing
 from qcstation.core.construct.make.notation import notation_to_smtlib, parse_notation_text, render_notation
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.reading.expr import Call, Name
@@ -56,6 +57,7 @@ def test_a_rounded_count_is_formalized_and_stated_in_words(seed: dict[str, str],
     assert _z3_value(rule.smtlib) == gold
     notation = render_notation(rule.smtlib)
     assert words in notation.text, notation.text
+    assert check_rephrasing(notation, notation.text) == []  # its words are notation words, no number word
     assert notation.value == gold
     # the question a model sees, read back from its words, is what Z3 checks
     assert parse_notation_text(notation.text).definitions[-1][1] == Call(fn, Name(notation.definitions[-2][0]))
@@ -107,7 +109,7 @@ def test_derive_refuses_a_rounded_parent_with_its_reason(tmp_path: Path) -> None
     (BOXES, ["Q2: That is ? boxes", "Q3: it needs to buy ? boxes. (the value asked for)"],
      "Q3 = the least whole number at least Q2"),
     (SHARE, ["Q1: He answered ? percent right", "Q2: That rounds up to ?%. (the value asked for)"],
-     "Q2 = Q1 rounded to the nearest whole number (halves round up)"),
+     "Q2 = Q1 rounded to the nearest whole number (ties round up)"),
     (FULL, ["Q1: She can fill ? boxes", "Q2: she can fill ? full boxes. (the value asked for)"],
      "Q2 = the greatest whole number at most Q1"),
 ])

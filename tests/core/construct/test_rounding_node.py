@@ -56,7 +56,7 @@ def test_the_walks_see_inside_a_rounding() -> None:
 @pytest.mark.parametrize(("sexpr", "fn", "words"), [
     ("(- (to_int (- s1)))", "ceil", "answer = the least whole number at least s1."),
     ("(to_int s1)", "floor", "answer = the greatest whole number at most s1."),
-    ("(to_int (+ s1 (/ 1 2)))", "round", "answer = s1 rounded to the nearest whole number (halves round up)."),
+    ("(to_int (+ s1 (/ 1 2)))", "round", "answer = s1 rounded to the nearest whole number (ties round up)."),
 ])
 def test_a_notation_question_states_a_rounding_in_words(sexpr: str, fn: str, words: str) -> None:
     smt = ("(set-logic QF_NIRA)\n(declare-const p Real)\n(declare-const q Real)\n(declare-const s1 Real)\n"

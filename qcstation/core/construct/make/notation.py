@@ -774,9 +774,9 @@ NOTATION_WORDS = frozenset(
     """a above all also an and answer are as assume at be below both by calculate compute decimal
     define defined denote denoted denotes determine each equal equals evaluate exact exactly
     expression expressions final finally find first following for form fraction from get give
-    given greatest halves has have here if in is it its known least let let's most nearest next
+    given greatest has have here if in is it its known least let let's most nearest next
     now number numbers obtain of or out please quantities quantity result round rounded set
-    simplified simplify so state step steps suppose terms that the then there these this those
+    simplified simplify so state step steps suppose terms that the then there these this those ties
     to up use using value values variable variables was we what where which whole with work you
     your""".split()
 )

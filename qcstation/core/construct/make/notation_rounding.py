@@ -29,7 +29,7 @@ def rounding_words(fn: str, what: str) -> str:
         return f"the greatest whole number at most {what}"
     if fn == "ceil":
         return f"the least whole number at least {what}"
-    return f"{what} rounded to the nearest whole number (halves round up)"
+    return f"{what} rounded to the nearest whole number (ties round up)"
 
 
 def _half(node: Node) -> bool:
@@ -66,7 +66,7 @@ def _head(node: Node) -> str | None:
 _ROUNDING_TEXT = (
     ("floor", re.compile(r"^the greatest whole number at most (.+)$")),
     ("ceil", re.compile(r"^the least whole number at least (.+)$")),
-    ("round", re.compile(r"^(.+) rounded to the nearest whole number \(halves round up\)$")),
+    ("round", re.compile(r"^(.+) rounded to the nearest whole number \(ties round up\)$")),
 )
 
 

@@ -48,6 +48,7 @@ REFUSAL_WORDS: dict[str, str] = {
     "restated-value": "the question states a value twice",
     "rounded": "its answer rounds a result to a whole count",
     "rules-changed": "the rules read it differently today",
+    "scope": "whether an added amount is per day (or week) or in all reads two ways",
     "solution-words": "the solution writes a changing value in words",
     "too-many-decimals": "a value would have too many decimals",
     "unaligned": "the solution's steps do not match the formalization",

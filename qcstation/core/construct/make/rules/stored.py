@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.core.construct.make.rules.result import RuleResult, RuleStep
-from qcstation.core.reading.expr import BinOp, Name, Neg, Num
+from qcstation.core.reading.expr import ROUNDINGS, BinOp, Call, Name, Neg, Num
 
 __all__ = ["MAX_STORED_CHARS", "dump_rule", "load_rule", "rule_key", "rules_source_hash"]
 
@@ -79,6 +79,8 @@ def _enc(v: Any) -> Any:
         return {"B": [v.op, _enc(v.left), _enc(v.right)]}
     if type(v) is Neg:
         return {"G": _enc(v.operand)}
+    if type(v) is Call:
+        return {"C": [v.fn, _enc(v.arg)]}
     if type(v) is RuleStep:
         return {"S": [v.name, v.expr_text, _enc(v.result), v.sexpr, _enc(v.refs), _enc(v.expr), v.line]}
     raise _Unwritable(type(v).__name__)
@@ -153,6 +155,10 @@ def _dec(v: Any) -> Any:
         return BinOp(_str(x[0]), left, right)
     if tag == "G":
         return Neg(_expr(x))
+    if tag == "C" and type(x) is list and len(x) == 2:
+        if x[0] not in ROUNDINGS:
+            raise _Bad("an unknown rounding")
+        return Call(_str(x[0]), _expr(x[1]))
     if tag == "S" and type(x) is list and len(x) == 7:
         result, refs, expr = _dec(x[2]), _dec(x[4]), x[5]
         if type(result) is not Fraction or type(refs) is not list or not all(type(r) is str for r in refs):
@@ -164,7 +170,7 @@ def _dec(v: Any) -> Any:
 
 def _expr(v: Any) -> Any:
     e = _dec(v)
-    if type(e) not in (Num, Name, BinOp, Neg):
+    if type(e) not in (Num, Name, BinOp, Neg, Call):
         raise _Bad("not an expression")
     return e
 

@@ -313,8 +313,12 @@ def _not_repeated(store: Store, info: SetInfo, out: JobOutcome,
         key = (item.transform, _content_hash(item))
         same = asked.get(key)
         if same is None:
+            # the seeds with this question first (seeds_source_hash), then whether one is an
+            # item of the set: SQLite's own choice walked every item of the set (its unique
+            # key's set_id) and looked each one's seed up, at every item stored (a set's
+            # storing quadratic in its size: ~3 ms an item at 2,700 items, against 0.02)
             row = store.conn.execute(
-                "SELECT s.orig_id FROM seeds s JOIN derived_items d ON d.seed_id = s.id "
+                "SELECT s.orig_id FROM seeds s CROSS JOIN derived_items d ON d.seed_id = s.id "
                 "WHERE s.source = ? AND s.content_hash = ? AND d.set_id = ? AND d.transform = ? "
                 "LIMIT 1", (out.parent["source"], key[1], info.id, item.transform)).fetchone()
             same = None if row is None else str(row[0])

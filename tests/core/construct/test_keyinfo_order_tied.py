@@ -57,8 +57,10 @@ def test_key_information_of_a_reading_tied_by_order_where_every_place_is_listed(
         rule_for_seed(PENCILS)
     fields, made_by = keyinfo_for_seed(PENCILS)
     assert made_by == ORDER_TIED
-    assert fields["known_quantities"] == ["Ken had fifty pencils", "Ken gave ten pencils to Manny",
-                                          "Ten more pencils to Nilo than he gave to Manny"]
+    # ("his two friends" too: every number the story states is listed, test_keyinfo_every_number)
+    assert fields["known_quantities"] == ["Ken had fifty pencils",
+                                          "He wanted to share some of them with his two friends, Manny and Nilo",
+                                          "Ken gave ten pencils to Manny", "Ten more pencils to Nilo than he gave to Manny"]
     assert fields["relationships_and_constraints"] == ["Q1 = 10 + 10", "Q2 = 10 + Q1", "Q3 = 50 − Q2"]
     assert fields["unknown_quantities"][-1] == "Q3: Therefore, Ken kept ? pencils. (the value asked for)"
     assert validate_keyinfo(fields, PENCILS["question"]) == []

@@ -397,7 +397,9 @@ def test_181_the_goal_is_the_question_and_its_condition_a_whole_clause(gsm8k: di
     assert f["goal"] == "Calculate the number of votes the loser got."
     assert f["problem_scenario"].endswith(
         "The winner got 3/4 of the votes and the total number of students who voted in the class was 80.")
-    assert f["known_quantities"] == ["The winner got 3/4 of the votes",
+    # (its "Two candidates" too: every number the story states is listed, test_keyinfo_every_number)
+    assert f["known_quantities"] == ["Two candidates are running for class representative at Sarai's school",
+                                     "The winner got 3/4 of the votes",
                                      "The total number of students who voted in the class was 80"]
     assert _keyinfo(gsm8k["314"])["goal"] == "Calculate the population of Chile now."
 

@@ -20,7 +20,7 @@ from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.draft_reads import known_fragments, refuse_unread, scenario_fragments
 from qcstation.core.construct.make.keyinfo_clauses import (_AND_NUMBER, _PREMISE, _cap, _clauses, _known_text,
                                                            _pronoun_joined, _units)
-from qcstation.core.construct.make.keyinfo_listed import _irrelevant, _ones_said
+from qcstation.core.construct.make.keyinfo_listed import _irrelevant, _ones_said, every_number_listed
 from qcstation.core.construct.make.known_forms import locate
 from qcstation.core.construct.make.unknowns import unknowns_and_relations
 
@@ -379,7 +379,8 @@ def _implied_ones(steps: list[Any]) -> tuple[str, ...]:
 
 
 def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
-                             givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
+                             givens: list[dict[str, str]] | None = None,
+                             listed_late: list[str] | None = None) -> dict[str, Any]:
     """A draft grounded in the seed's calculator-annotated solution, in the paper's
     six fields.
 
@@ -391,7 +392,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     are the quantities the steps compute, named Q1, Q2, ... and described by the
     solution's words with every intermediate number hidden; relationships define
     each Q from the givens and earlier Qs; irrelevant information holds only
-    sentences whose numbers the solution never uses.
+    sentences whose numbers the solution never uses. Every other number the story states is
+    listed with its clause too (:func:`~.keyinfo_listed.every_number_listed`), the known
+    quantities so listed also put in ``listed_late`` where one is given.
     """
     # "What is the cost per serving? (Round to the nearest integer.)": a note after the question
     # is an instruction said of the goal, or a fact of the story ("(Remember there are 31 days in
@@ -425,6 +428,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
                            + ", ".join(str(v) for v in sorted(missing)))
     known = _ones_said(question, context_sents, known, solution)
     irrelevant = _irrelevant(context_sents, solution, used, known)
+    clauses_known = list(known)
+    known, irrelevant = every_number_listed(question, context_parts, context_sents, known, irrelevant, solution, used)
+    if listed_late is not None:  # (the known quantities listed only for a number no clause above listed)
+        listed_late.extend(k for k in known if k not in clauses_known)
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
     # (only where the question writes a number and "and" right before it: "A third says 25% more",

@@ -74,11 +74,15 @@ def _order_tied(seed: Mapping[str, Any]) -> dict[str, Any] | None:
             return None
         values = {Fraction(m.group(1)) for m in tied if m is not None}
         check_independently(dataclasses.replace(result, uncertain=[]), question, solution, gold, frozenset(values))
+        late: list[str] = []
         fields = keyinfo_from_annotations(question, str(seed.get("solution") or ""), result.steps,
-                                          givens=result.givens)
+                                          givens=result.givens, listed_late=late)
     except (RuleError, RecursionError, ValueError, ArithmeticError):
         return None
-    return fields if _every_place_listed(question, fields["known_quantities"], values) else None
+    # (by the clauses that state the givens: a place listed only because every number the story
+    # states is listed says nothing of which place a use means)
+    clauses = [k for k in fields["known_quantities"] if k not in late]
+    return fields if _every_place_listed(question, clauses, values) else None
 
 
 def _every_place_listed(question: str, known: list[str], values: set[Fraction]) -> bool:

@@ -17,6 +17,7 @@ from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.unknown_describe import _MARK0, _Blank, _describe, _relation
 from qcstation.core.reading.slips import line_slip
 from qcstation.core.construct.make.unknown_forms import equation_sides as _equation, lone_blank, mended
+from qcstation.core.construct.make.unknown_named import earlier_named
 from qcstation.core.construct.make.unknown_words import (claim_states_result, letters_unused,
                                                          descriptions_true_to_question, own_sentences,
                                                          told_apart)
@@ -130,6 +131,9 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             relations.append(f"{_relation(equation[0], label, given_value, given_text)} = "
                              f"{_relation(equation[1], label, given_value, given_text)}")
             continue
+        if desc:
+            # "One foot less than 5 feet" where Q1 is the foot: an earlier unknown in words is named
+            desc = earlier_named(desc, earlier, dict(u.split(": ", 1) for u in unknown if ": " in u))
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         if own in named and own not in stated:
             before.setdefault(own, named[own])

@@ -125,3 +125,15 @@ def test_a_ratio_written_with_than_or_of_a_length() -> None:
     made = rule_for_seed(_seed(q2, "The short piece is 40/(4+1) = <<40/(4+1)=8>>8 m long.\n#### 8", "8"))
     assert made.value == 8
     assert made.steps[0].sexpr.endswith("(+ g2_times k_one_share_of_short))")
+
+
+def test_one_the_line_writes_after_its_1_that_the_question_counts_in() -> None:
+    q = ("Rosa baked 84 cookies for her son's party. If his 11 classmates shared the cookies equally among them, "
+         "including the son, how many cookies did each classmate get?")
+    made = rule_for_seed(_seed(q, "There are 11 classmates + 1 son = <<11+1=12>>12 children.\n"
+                                  "Each gets 84/12=<<84/12=7>>7 cookies.\n#### 7", "7"))
+    assert made.steps[0].sexpr == "(+ g1_classmates k_one_the_son)"
+    # a noun the question does not count in ("including the son") stays refused
+    with pytest.raises(RuleError, match="writes the number 1"):
+        rule_for_seed(_seed(q.replace(", including the son,", ""), "There are 11 classmates + 1 son = <<11+1=12>>12 "
+                            "children.\nEach gets 84/12=<<84/12=7>>7 cookies.\n#### 7", "7"))

@@ -31,13 +31,23 @@ _ADDS_PERSON = re.compile(r"\b(?:[Aa]dd(?:s|ing)?|[Pp]lus|[Ii]ncluding|[Cc]ounti
                           r"|\b([A-Z][a-z]+)\s+(?:herself|himself)\b")
 
 
+#: "+ 1 daughter": a noun a line writes right after a bare 1
+_ONE_THE_NOUN = re.compile(r"(?<![\w.$/,])1(?![\d.,/])\s+([a-z]+)\b")
+
+
 def included_person(line: str, question: str) -> str | None:
     """The one person a solution line adds by name ("If you add Ashley, ... 30+1") whom the
     question counts in by that name ("the total number of people at the party, including
     Ashley?"): a 1 the words imply, never a stated "one more person" of equal value. None where
-    the line names no such person, or two."""
+    the line names no such person, or two. A line that adds "1 <noun>" adds the one the question
+    counts in as "including the <noun>" ("19 friends + 1 daughter")."""
     who = {m.group(1) or m.group(2) for m in _ADDS_PERSON.finditer(line)}
     the = {m.group(1).lower() for m in _ADDS_THE.finditer(line)}
+    if not who and not the:
+        # "19 friends + 1 daughter" for "... shared ... among them, including the daughter": the one the
+        # question counts in by that noun, which the line writes after its 1
+        the = {m.group(1).lower() for m in _ONE_THE_NOUN.finditer(re.sub(r"<<[^>]*>>", " ", line[:2000]))
+               if re.search(_INCLUDED_Q.format(who="the " + re.escape(m.group(1))), question[:20_000], re.I)}
     if len(who) + len(the) != 1:
         return None
     if the:

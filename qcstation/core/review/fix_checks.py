@@ -154,6 +154,7 @@ _OPS = str.maketrans({"×": "*", "÷": "/", "−": "-", "–": "-", "·": "*"})
 def keyinfo_fix_problems(fields: dict[str, Any], question: str, gold: Fraction | None
                          ) -> list[str]:
     """What keeps fixed key information from meaning the seed's question ([] if nothing)."""
+    from qcstation.core.construct.make.notation_rounding import read_rounding
     from qcstation.core.reading.expr import (ExpressionError, Num, evaluate, leaves,
                                                      parse_expression)
     rels = fields.get("relationships_and_constraints") or []
@@ -169,8 +170,8 @@ def keyinfo_fix_problems(fields: dict[str, Any], question: str, gold: Fraction |
         if m is None or "=" in m.group(2) or "<" in text or ">" in text:
             continue   # a constraint in words ("Q1 must be whole"): not a definition
         name, rhs = m.group(1), m.group(2)
-        try:
-            expr = parse_expression(rhs, names=True)
+        try:  # ("Q3 = the least whole number at least Q2": a rounding, as the rules write it)
+            expr = read_rounding(rhs) or parse_expression(rhs, names=True)
             value = evaluate(expr, env)
         except (ExpressionError, ArithmeticError, RecursionError) as exc:
             problems.append(f"the relationship {str(line)[:80]!r} cannot be evaluated ({exc}); "

@@ -140,3 +140,17 @@ def test_the_hidden_number_check_reads_a_rounded_quantity_only_where_a_relations
     assert hidden_numbers(unknowns, relations, seed["solution"]) == []
     flagged = hidden_numbers(unknowns, relations[:-1] + ["Q3 = Q2 + 1"], seed["solution"])
     assert len(flagged) == 1 and "The school needs to buy ? boxes" in flagged[0]
+
+
+def test_a_key_information_fix_keeps_a_rounding_relationship_and_checks_its_value() -> None:
+    # a reviewer's fix in place of a rounded item's key information is checked for meaning: its
+    # relationships are evaluated, the rounding included, against the gold answer
+    from qcstation.core.construct.make.keyinfo_reading import keyinfo_for_seed
+    from qcstation.core.review.fix_checks import keyinfo_fix_problems
+
+    fields, _how = keyinfo_for_seed(BOXES)
+    assert keyinfo_fix_problems(fields, BOXES["question"], Fraction(5)) == []
+    floor = {**fields, "relationships_and_constraints": [
+        *fields["relationships_and_constraints"][:-1], "Q3 = the greatest whole number at most Q2"]}
+    assert any("give Q3 = 4, but the gold answer is 5" in p
+               for p in keyinfo_fix_problems(floor, BOXES["question"], Fraction(5)))

@@ -26,6 +26,12 @@ def test_the_result_counts_what_the_ordinal_names() -> None:
     q = "A path has 16 tiles. The first tile is white and the others are grey. How many grey tiles are there?"
     made = rule_for_seed(_seed(q, "There are 16-1=<<16-1=15>>15 tiles left.\n#### 15", "15"))
     assert made.steps[0].sexpr == "(- g1_tiles k_one_the_first_tile)"
+    # the same one again, the result's noun after an adjective
+    q = ("A path has 17 tiles. The first tile is white and half of the other tiles are white too. "
+         "How many white tiles are there?")
+    made = rule_for_seed(_seed(q, "There are 17-1=<<17-1=16>>16 tiles left.\nSo 16/2=<<16/2=8>>8 of them are white."
+                                  "\nIn all there are 8+1=<<8+1=9>>9 white tiles.\n#### 9", "9"))
+    assert made.steps[-1].sexpr.endswith(" k_one_the_first_tile)")
 
 
 @pytest.mark.parametrize("question, solution", [

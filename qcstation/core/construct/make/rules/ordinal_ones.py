@@ -2,8 +2,8 @@
 where the question writes "the first <noun>" (or second ... tenth, last, final) and the 1 is one
 <noun>: the line writes it as "1 <noun>" ("6 books the first week, and 3 books the second week" /
 "1 week + 1 week + 5 weeks"; "she drank the last cup" / "drank 1 cup"), or the step's result counts
-that noun ("the first stripe is red" / "13-1 = 12 stripes left"; "For the first hour ..." / "4-1 = 3
-more hours"). The constant ``k_one_the_first_week`` (value 1, never moved by derive), one per
+that noun, or its noun after one adjective ("the first stripe is red" / "13-1 = 12 stripes left", then
+"6+1 = 7 red stripes"; "For the first hour ..." / "4-1 = 3 more hours"). The constant ``k_one_the_first_week`` (value 1, never moved by derive), one per
 ordinal phrase.
 
 Only where the noun the ordinal names is the noun of the line's 1 or of its result (never "The
@@ -31,7 +31,7 @@ _NOT_A_NOUN = frozenset("""one two three four five six seven eight nine ten few 
 _ONE_NOUN = re.compile(r"(?<![\w.$/,])1(?![\d.,/])\s+([a-z]+)", re.I)
 #: the noun after a step's written result: "<<13-1=12>>12 stripes", "= 3 more hours"
 _RESULT_NOUN = re.compile(r"(?:>>|=)\s*\$?\s*\d[\d,]*(?:\.\d+)?\s+(?:more\s+|other\s+|remaining\s+|additional\s+)?"
-                          r"([a-z]+)", re.I)
+                          r"([a-z]+)(?:\s+([a-z]+))?", re.I)
 
 
 def _slug(words: str) -> str:
@@ -50,11 +50,14 @@ def ordinal_ones(question: str, line: str, count: int) -> list[str] | None:
     q = question[:20_000]
     prose = ANNOTATION.sub(" ", line[:2000])
     ones = [stem(m.group(1)) for m in _ONE_NOUN.finditer(prose)]
-    results = [stem(m.group(1)) for m in _RESULT_NOUN.finditer(line[:2000])]
+    results = [[stem(w) for w in m.groups() if w] for m in _RESULT_NOUN.finditer(line[:2000])]
+    ordinal_nouns = {stem(m.group(2)) for m in _ORDINAL_NOUN.finditer(q)}
     if ones and len(ones) == count and len(set(ones)) == 1:
         noun = ones[0]
     elif not ones and count == 1 and results:
-        noun = results[-1]
+        # "= 12 stripes left", "= 7 red stripes": the result's noun, or its noun after one adjective
+        words = results[-1]
+        noun = words[0] if words[0] in ordinal_nouns or len(words) == 1 else words[1]
     else:
         return None
     phrases = list(dict.fromkeys(m.group(0).lower() for m in _ORDINAL_NOUN.finditer(q)

@@ -22,7 +22,7 @@ import re
 from qcstation.common.memo import text_memo
 
 __all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "is_question_sentence",
-           "sentence_key", "shared_subject_tail", "MAX_TEXT"]
+           "negations_spelled", "sentence_key", "shared_subject_tail", "MAX_TEXT"]
 
 MAX_TEXT = 2_000
 
@@ -230,6 +230,23 @@ def shared_subject_tail(text: str) -> str:
     known quantity cut there may give its number to the wrong subject: keep the whole part."""
     m = _SHARED_SUBJECT.search(text[:MAX_TEXT])
     return text[m.end():MAX_TEXT] if m else ""
+
+
+#: a negated auxiliary written as one word ("can't", "cannot", "doesn’t", "won't")
+_NEGATED = re.compile(r"\b(?:(can)(?:['’]t|not)|(wo)n['’]t|(do|does|did|is|are|was|were|has|have|had|could|would|should|"
+                      r"must)n['’]t)\b", re.I)
+
+
+def negations_spelled(text: str) -> str:
+    """``text`` with each negated auxiliary written as its auxiliary and "not" ("Carl can't find his
+    lost marbles" -> "Carl can not find ..."; "won't" -> "will not"), as :func:`reads_as_clause`
+    reads a finite verb. Only where a whole sentence is judged (a restated premise of the scenario):
+    a clause cut at a relative "that he can't find" must not read as one of its own."""
+    def spelled(m: re.Match[str]) -> str:
+        aux = m.group(1) or m.group(3) or ("will" if m.group(2)[:1].islower() else "Will")
+        return f"{aux} not"
+
+    return _NEGATED.sub(spelled, text)
 
 
 @text_memo(maxsize=512)

@@ -134,3 +134,19 @@ def test_a_clause_whose_verb_has_no_subject_of_its_own_stays_with_its_sentence(g
                                                                                 known: list[str]) -> None:
     f = _keyinfo(gsm8k[seed])
     assert all(k in f["known_quantities"] for k in known), f["known_quantities"]
+
+
+def test_a_premise_with_a_negated_verb_is_a_statement_of_the_scenario() -> None:
+    # (lane kiU) "If Dana can't find her lost beads, how many ...": the premise restated as a fact
+    # ("Dana can't find her lost beads.") was a fragment to the reading floor, which knew no "can't",
+    # "doesn't", "cannot": the key information was refused (held-out GSM8K train 358, 2852, 4809, 5230)
+    seed = {"question": "Dana has 12 beads. She drops 4 of them and they get lost. Her aunt gives her 6 more "
+                        "beads. If Dana can't find her lost beads, how many beads does she have now?",
+            "solution": "Dana has 12 - 4 = <<12-4=8>>8 beads left.\nWith her aunt's beads she has 8 + 6 = "
+                        "<<8+6=14>>14 beads.\n#### 14",
+            "answer_text": "14", "source": "gsm8k"}
+    fields = _keyinfo(seed)   # (the audit's scenario-fragment flag reads the same: no flag)
+    assert fields["problem_scenario"].endswith("Dana can't find her lost beads.")
+    assert scenario_fragments("Tom doesn’t make any payments. Ana cannot swim. He won't stop.", "") == []
+    # a verb with no subject of its own stays a fragment
+    assert scenario_fragments("And doesn't buy any apples.", "") == ["And doesn't buy any apples."]

@@ -14,6 +14,7 @@ import re
 from qcstation.core.reading.clauses import (
     MAX_TEXT,
     is_question_sentence,
+    negations_spelled,
     reads_as_clause,
     sentence_key,
     sentences,
@@ -54,6 +55,6 @@ def scenario_fragments(scenario: str, question: str) -> list[str]:
         if is_question_sentence(s, whole):
             continue
         body = s.strip().rstrip(".!")
-        if "?" in body or not reads_as_clause(body.strip("()")):
+        if "?" in body or not reads_as_clause(negations_spelled(body.strip("()"))):
             out.append(s.strip()[:120])
     return out

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
-from qcstation.core.reading.clauses import (MAX_TEXT, is_question_sentence, reads_as_clause, sentence_key,
-                                            sentences as _sentences)
+from qcstation.core.reading.clauses import (MAX_TEXT, is_question_sentence, negations_spelled, reads_as_clause,
+                                            sentence_key, sentences as _sentences)
 
 __all__ = ["known_fragments", "refuse_unread", "scenario_fragments"]
 
@@ -22,7 +22,8 @@ def scenario_fragments(scenario: str, question: str) -> list[str]:
     whole = _sentences(question)
     return [s.strip()[:120] for s in _sentences(scenario)
             if not is_question_sentence(s, whole)
-            and ("?" in s.strip().rstrip(".!") or not reads_as_clause(s.strip().rstrip(".!").strip("()")))]
+            and ("?" in s.strip().rstrip(".!")
+                or not reads_as_clause(negations_spelled(s.strip().rstrip(".!").strip("()"))))]
 
 
 def known_fragments(known: list[str], question: str) -> list[str]:

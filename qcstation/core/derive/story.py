@@ -243,6 +243,7 @@ _WHAT_FOR = re.compile(r"\s+((?:on|for|from)\s+[a-z][a-z '-]*|[a-z]+ing\b[a-z '-
 # "How much money did Patrick earn, in dollars, from selling lemonade for 6 hours?": the unit
 # said aside goes; a source ("from selling lemonade") the new sentence cannot carry (it writes a
 # number of the story) leaves "Patrick also earned $20 more." open to any source: refused
+_WHOLE = re.compile(r"\b(?:all|every|entire|whole)\b", re.IGNORECASE)
 _ASIDE = re.compile(r"^\s*,\s*in dollars\s*,?")
 _FROM = re.compile(r"\bfrom\b")
 _PAST = {"buy": "bought", "sell": "sold", "eat": "ate", "make": "made", "have": "had",
@@ -306,6 +307,10 @@ def _added_sentence(last: str) -> tuple[str, str, str] | None:
         what_for = _WHAT_FOR.match(rest)
         if what_for and question_numbers(what_for.group(1)):
             return None   # "from recycling in a four-week month": a quantity of the story said again
+        if what_for and _WHOLE.search(_CONDITION_OR_TOTAL.split(what_for.group(1))[0]):
+            # "He can sell water for $1.2 per gallon. He also made $49 more from selling all the
+            # water." (lead's read24): what all of it makes the story fixes; more of it contradicts
+            return None
         if what_for:  # less a condition or a total's words ("watching the show if he watches ...")
             amount += " " + _CONDITION_OR_TOTAL.split(what_for.group(1))[0].strip()
         elif _FROM.search(rest):

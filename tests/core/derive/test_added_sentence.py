@@ -53,6 +53,10 @@ def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: st
     "How many total legs were there among the animals he fed?",
     # an occasion compared with another: "9 more rungs to climb this time" reads as more than last time
     "How many rungs does he have to climb this time to get the cat down from the tree?",
+    # what all of a thing makes or takes the story fixes: "He also made $49 more from selling all
+    # the water." after $1.2 per gallon of 105 gallons contradicts it (lead's read24)
+    "How much money did he make from selling all the water?",
+    "How many sticks of wax did she use to make all the animals?",
 ])
 def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
     assert _added_sentence(asking) is None

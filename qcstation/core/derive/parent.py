@@ -49,6 +49,7 @@ from qcstation.core.derive.solution import (
     format_value,
 )
 from qcstation.core.reading.answers import decimal_places, denominator_places
+from qcstation.core.reading.word_values import mixed_numbers
 from qcstation.core.reading.expr import atoms, has_call
 
 __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_kinds", "check_order", "held_givens", "load_parent",
@@ -105,6 +106,13 @@ class Parent:
             self._made["words"] = [n for n in question_numbers(str(self.seed.get("solution") or ""))
                                    if n.text[:1].isalpha()]
         return self._made["words"]
+
+    @property
+    def solution_mixed(self) -> list[tuple[str, Fraction]]:
+        """The mixed numbers its worked solution writes in words ("two and a half")."""
+        if "mixed" not in self._made:
+            self._made["mixed"] = mixed_numbers(str(self.seed.get("solution") or ""))
+        return self._made["mixed"]
 
     @property
     def asked_share(self) -> tuple[Fraction, str] | None:
@@ -717,7 +725,7 @@ def _check_solution_words(parent: Parent, values: dict[str, Fraction]) -> None:
     tell the old story: refused, never left stale. The words are the parent's
     (:attr:`Parent.solution_words`)."""
     words = parent.solution_words
-    if not words:
+    if not words and not parent.solution_mixed:
         return
     stale = {a for k, a in parent.old.items() if values.get(k, a) != a}
     # a word may still be a quantity that keeps its value (or a constant), never one that only
@@ -734,6 +742,12 @@ def _check_solution_words(parent: Parent, values: dict[str, Fraction]) -> None:
         named = n.text.lower() in moved and n.text.lower() not in kept
         if n.value in stale and (n.value not in keep or named):
             raise Refusal("solution-words", f"the worked solution writes {n.text!r}, the old "
+                                            f"value of a quantity that changes, in words")
+    # "Since Daria consumes two and a half times ..." where the question says "2.5 times" and
+    # the variant 4.7 (lead's read24): a mixed number in words is one old value
+    for text, value in parent.solution_mixed:
+        if value in stale and value not in keep:
+            raise Refusal("solution-words", f"the worked solution writes {text!r}, the old "
                                             f"value of a quantity that changes, in words")
 
 

@@ -426,7 +426,19 @@ def _stale_numbers(item: dict[str, Any], changed: set[Fraction], keep: set[Fract
         bad = {t for t in set(toks) if (v := _number(t)) is not None and v in gone}
         if bad:
             out.append(f"{where} writes {next(t for t in toks if t in bad)}")
+        elif mixed := next((m.group(0) for m in _MIXED.finditer(text[:_MAX_TEXT]) if _mixed(m) in gone), None):
+            out.append(f"{where} writes {mixed}")   # "two and a half times" of an old 2.5
     return out
+
+
+#: a whole and a part in words, one number: "two and a half" (read here, not by the rules)
+_MIXED = re.compile(r"\b(\w+)\s+and\s+(?:a|one)[\s-]+(half|third|quarter)\b", re.IGNORECASE)
+
+
+def _mixed(m: re.Match[str]) -> Fraction | None:
+    whole = _number(m.group(1))
+    return None if whole is None else whole + {"half": Fraction(1, 2), "third": Fraction(1, 3),
+                                               "quarter": Fraction(1, 4)}[m.group(2).lower()]
 
 
 def _values_of(text: str) -> set[Fraction]:

@@ -1,13 +1,15 @@
 """The values of numbers written as words: the number words ("seven", "forty-two") and the word
 givens ("half", "twice", "a dozen", "two-thirds", "halfway"), with the values a solution writes
-for each. Data only, read by :mod:`.words` (which re-exports both tables) and the readers above it.
+for each. Data, read by :mod:`.words` (which re-exports both tables) and the readers above it, and
+:func:`mixed_numbers`: "two and a half" (5/2), which no single word states.
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
-__all__ = ["NUMBER_WORD_VALUES", "WORD_GIVENS"]
+__all__ = ["NUMBER_WORD_VALUES", "WORD_GIVENS", "mixed_numbers"]
 
 NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -86,3 +88,21 @@ for _den_word, _den in _ORDINAL_DENOMINATORS.items():
     _a = ("an " if _den_word[0] in "aeiou" else "a ") + _den_word
     if _a not in WORD_GIVENS and _den >= 6:
         WORD_GIVENS[_a] = (Fraction(1, _den), Fraction(_den))
+
+
+_PARTS = {"half": Fraction(1, 2), "third": Fraction(1, 3), "quarter": Fraction(1, 4)}
+#: "two and a half", "1 and one-half", "three and a quarter": a whole and a part, one number
+_MIXED = re.compile(r"\b(\d{1,6}|[a-z]+(?:-[a-z]+)?)\s+and\s+(?:a|one)[\s-]+(half|third|quarter)\b",
+                    re.IGNORECASE)
+
+
+def mixed_numbers(text: str) -> list[tuple[str, Fraction]]:
+    """The mixed numbers ``text`` writes in words ("two and a half times": 5/2), with their
+    words, in order; a whole that is no number ("bread and a half") is skipped."""
+    out = []
+    for m in _MIXED.finditer(text[:100_000]):
+        whole = m.group(1).lower()
+        base = Fraction(int(whole)) if whole.isdigit() else NUMBER_WORD_VALUES.get(whole)
+        if base is not None:
+            out.append((m.group(0), Fraction(base) + _PARTS[m.group(2).lower()]))
+    return out

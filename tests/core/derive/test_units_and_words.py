@@ -15,6 +15,7 @@ from qcstation.core.derive.bindings import Given, Refusal, unit_cap
 from qcstation.core.derive.draws import domain, same_digits, shifted
 from qcstation.core.derive.numbers import read_style
 from qcstation.core.derive.model import DerivedItem, Refused
+from qcstation.core.reading.word_values import mixed_numbers
 from qcstation.core.derive.parent import Parent, _check_solution_words
 from tests.must import must
 
@@ -86,7 +87,8 @@ def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:
     def parent(solution: str) -> Parent:
         return cast(Parent, SimpleNamespace(old={"g1": Fraction(20), "g2": Fraction(50), "s1": Fraction(70)},
                                constants=frozenset({Fraction(2)}), solution_words=[
-                                   n for n in question_numbers(solution) if n.text[:1].isalpha()]))
+                                   n for n in question_numbers(solution) if n.text[:1].isalpha()],
+                               solution_mixed=mixed_numbers(solution)))
 
     new = {"g1": Fraction(10), "g2": Fraction(50), "s1": Fraction(60)}
     with pytest.raises(Refusal) as exc:
@@ -94,6 +96,27 @@ def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:
     assert exc.value.code == "solution-words" and "'twenty'" in str(exc.value)
     # a word whose value is still a quantity's (or a constant) reads right
     _check_solution_words(parent("He had ten, then two bags: 20+50=70."), new)
+
+
+def test_a_solution_keeping_an_old_mixed_number_in_words_is_refused() -> None:
+    """The lead's read24 (held-out train): the question says "Daria consumes 2.5 times the
+    amount of pizza that Don does", its solution "Since Daria consumes two and a half times
+    ..."; a variant at 4.7 times kept "two and a half times" in its worked solution, and
+    `derive check` found no old value (it read "two" and "half", not 5/2)."""
+    from qcstation.core.derive import recheck as rc
+
+    solution = "Since Daria consumes two and a half times the amount, Daria eats 2.5*80 = <<2.5*80=200>>200 pizzas."
+    parent = cast(Parent, SimpleNamespace(old={"g1": Fraction(5, 2), "g2": Fraction(80), "s1": Fraction(200)},
+                                          constants=frozenset(), givens=(), solution_words=[],
+                                          solution_mixed=mixed_numbers(solution)))
+    with pytest.raises(Refusal) as exc:
+        _check_solution_words(parent, {"g1": Fraction(47, 10), "g2": Fraction(140), "s1": Fraction(658)})
+    assert exc.value.code == "solution-words" and "'two and a half'" in str(exc.value)
+    _check_solution_words(parent, {"g1": Fraction(5, 2), "g2": Fraction(140), "s1": Fraction(350)})
+    # and the second opinion finds it in a stored item
+    old = {Fraction(5, 2), Fraction(80)}
+    stale = rc._stale_numbers({"solution": solution.replace("2.5*80", "4.7*140")}, old, set())
+    assert stale == ["solution writes two and a half"]
 
 
 def test_a_constant_the_question_does_not_state_is_refused() -> None:
@@ -180,7 +203,8 @@ def test_an_old_value_in_words_is_stale_though_another_quantity_now_has_it() -> 
         return cast(Parent, SimpleNamespace(
             old={k: Fraction(v) for k, v in old.items()}, constants=frozenset(),
             givens=tuple(SimpleNamespace(name=n, value=Fraction(v), words=w) for n, v, w in givens),
-            solution_words=[n for n in question_numbers(solution) if n.text[:1].isalpha()]))
+            solution_words=[n for n in question_numbers(solution) if n.text[:1].isalpha()],
+            solution_mixed=mixed_numbers(solution)))
 
     tips = parent("Rafaela received as tips from the forty customers 40*$20 = $800.",
                   [("g1_customers", 40, "forty"), ("g2_tip", 20, "20")],

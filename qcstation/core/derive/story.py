@@ -403,6 +403,14 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
         # Lee's or more than that reads two ways
         return [Refused("add-operation", "scaled-answer", f"the story fixes {subject}'s amount by a "
                         f"relation ({related!r}): one more of it reads two ways")]
+    if subject == "There" and not _ALL_OF.search(sents[-1][2]) and (
+            related := _related_kind(unit, sents[:-1])):
+        # "There are 22 more than four times the number of pink gumballs as there are blue
+        # gumballs. There are also 25 more pink ones. If there are 12 blue gumballs how many pink
+        # ones are there?" (lead's reading of GSM8K test add-operation items): the relation fixes
+        # the pink ones; a total ("how many marbles altogether?") still takes more
+        return [Refused("add-operation", "scaled-answer", f"the story fixes the {unit} by a "
+                        f"relation ({related!r}): one more of them reads two ways")]
     old = parent.answer
     if old.denominator != 1 or old <= 0:
         return [Refused("add-operation", "kind", "the answer is not a positive whole number")]
@@ -497,12 +505,18 @@ def _open_scope(question: str, asking: str, template: str) -> tuple[str, str] | 
     words ("a week", "in 5 days", "60 hours") are the span it asks over."""
     at = question.rfind(asking)
     story = question[:at] if at >= 0 else question
-    rates = {_period(m) for m in _RATE.finditer(story)}
+    own = {_period(m) for m in _RATE.finditer(story)}
     stated = [m for m in _RATE.finditer(asking) if _NUMBER_BEFORE.search(asking[max(0, m.start() - 30):m.start()])]
-    rates |= {_period(m) for m in stated}
+    rates = own | {_period(m) for m in stated}
     if not rates:
         return None
     said = {m.group(1).lower() for m in _SPAN.finditer(template)}
+    # a rate the asking clause states per another period than the story's own rates: "He walks
+    # there and back each day he works. He also walks 4 more miles. How many miles does he walk
+    # if he has to work 5 times a week?" (lead's reading of GSM8K test): 4 a day, or in the week?
+    for m in stated:
+        if own and _period(m) not in own and _period(m) not in said:
+            return sorted(own)[0], m.group(0)
     bare = asking
     for m in reversed(stated):   # a rate the asking clause states is not a span it asks over
         bare = bare[:m.start()] + " " + bare[m.end():]
@@ -541,6 +555,25 @@ def _related(subject: str, sents: list[tuple[int, int, str]]) -> str | None:
         m = own.search(text)
         if m and (rel := _RELATION.search(text, m.end())):
             return text[m.start():rel.end()]
+    return None
+
+
+#: an asking clause about a total of everything counted
+_ALL_OF = re.compile(r"\b(?:total|altogether|in all|combined|together|overall)\b", re.IGNORECASE)
+_NOT_KIND = frozenset(["one", "ones", "of", "the", "a", "an", "more", "in", "on", "at", "all"])
+
+
+def _related_kind(unit: str, sents: list[tuple[int, int, str]]) -> str | None:
+    """The relation of a sentence before the question's last that names the kind the asking
+    clause counts ("pink" of "pink ones" in "22 more than four times the number of pink
+    gumballs as ..."), or None."""
+    kinds = [w for w in re.findall(r"[a-z]+", unit.lower()) if w not in _NOT_KIND]
+    if not kinds:
+        return None
+    named = re.compile(r"\b(?:" + "|".join(re.escape(k.rstrip("s")) for k in kinds) + r")s?\b", re.IGNORECASE)
+    for _, _, text in sents:
+        if named.search(text) and (rel := _RELATION.search(text)):
+            return rel.group(0)
     return None
 
 

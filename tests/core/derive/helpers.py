@@ -253,11 +253,29 @@ MARATHON = {  # held-out GSM8K train (lead's read21): miles a day asked over the
     "givens": {},
 }
 
+WALKS = {  # GSM8K test (lead's reading of its add-operation items): a daily walk asked per week
+    "question": "Jeff’s work is 3 miles away.  He walks there and back each day he works.  How many miles does he walk if he has to work 5 times a week?",
+    "answer": "He has to walk 3*2=<<3*2=6>>6 miles per workday\nThat means he walks 6*5=<<6*5=30>>30 miles a week\n#### 30",
+    "givens": {},
+}
+
+CANDY = {  # GSM8K test (lead's reading of its add-operation items): the asked kind a relation fixes
+    "question": "In a candy machine, there are 22 more than four times the number of pink gumballs as there are blue gumballs. If there are 12 blue gumballs how many pink ones are there?",
+    "answer": "Four times the number of blue gumballs is 12*4=<<12*4=48>>48 gumballs\nThere are 48+22=<<48+22=70>>70 pink gumballs\n#### 70",
+    "givens": {},
+}
+VASE = {  # GSM8K test: a total of kinds a relation ties still takes one more
+    "question": "There are 4 roses in the vase. There are 7 more dahlias than roses in the vase. How many flowers are there in the vase in total?",
+    "answer": "There are 4 + 7 = <<4+7=11>>11 dahlias in the vase.\nIn total there are 4 + 11 = <<4+11=15>>15 flowers in the vase.\n#### 15",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
          "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA,
          "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE,
-         "fluid": FLUID, "marathon": MARATHON}
+         "fluid": FLUID, "marathon": MARATHON, "walks": WALKS,
+         "candy": CANDY, "vase": VASE}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -295,16 +295,31 @@ def test_no_operation_is_added_where_its_period_reads_two_ways(tmp_path) -> None
     """The lead's read23 of held-out add-operation items: "Every day Tom drinks ... He also drinks
     4 more ounces of fluid. How many ounces of fluid does he drink a week?" and "5 times a day
     every day. He also does 17 more pull-ups. How many pull-ups does he do a week?" (2 of 4 read):
-    4 more a day, or 4 more in the week? So too "miles a day" asked "during the 90 days" (read21).
+    4 more a day, or 4 more in the week? So too "miles a day" asked "during the 90 days" (read21),
+    and "each day he works" asked "if he has to work 5 times a week" (GSM8K test).
     James's "3 times a week" asked "a week" is one period: it still takes one more
     (test_added_operation)."""
-    db = make_db(tmp_path, ["fluid", "marathon"], bind=False)
-    for name, span in (("fluid", "'a week'"), ("marathon", "'the 90 days'")):
+    db = make_db(tmp_path, ["fluid", "marathon", "walks"], bind=False)
+    for name, span in (("fluid", "'a week'"), ("marathon", "'the 90 days'"), ("walks", "'a week'")):
         parent = parent_of(db, name)
         assert parent.rule is not None
         (out,) = add_operation(parent, OPTS, f"t:{name}")
         assert isinstance(out, Refused) and out.code == "scope", out
         assert "per day" in out.reason and span in out.reason, out.reason
+
+
+def test_no_operation_is_added_to_a_kind_a_relation_fixes(tmp_path) -> None:
+    """The lead's reading of GSM8K test add-operation items: "there are 22 more than four times the
+    number of pink gumballs as there are blue gumballs. There are also 25 more pink ones. If
+    there are 12 blue gumballs how many pink ones are there?": the relation fixes the pink ones.
+    A total over the kinds ("How many flowers are there in the vase in total?") still takes one
+    more."""
+    db = make_db(tmp_path, ["candy", "vase"], bind=False)
+    (out,) = add_operation(parent_of(db, "candy"), OPTS, "t:candy")
+    assert isinstance(out, Refused) and out.code == "scaled-answer" and "pink ones" in out.reason, out
+    (item,) = add_operation(parent_of(db, "vase"), OPTS, "t:vase")
+    assert isinstance(item, DerivedItem), item
+    assert item.answer == 15 + Fraction(item.params["added"])
 
 
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:

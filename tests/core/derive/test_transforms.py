@@ -322,6 +322,25 @@ def test_no_operation_is_added_to_a_kind_a_relation_fixes(tmp_path) -> None:
     assert item.answer == 15 + Fraction(item.params["added"])
 
 
+def test_a_relation_of_any_verb_in_the_subjects_own_clause_fixes_its_amount() -> None:
+    """GSM8K test (lead's reading of its add-operation items): "Tommy caught 3 more fish than
+    Darren ... Tommy also caught 7 more fish. ... how many fish did Tommy catch?" read two ways as
+    "Tino has 24 more" did, but 'caught' was not among the verbs looked for. A relation of
+    another clause's subject is not the name's ("When Gunther wasn't looking, Arnold, the
+    chimpanzee, stole half of the bananas")."""
+    from qcstation.core.derive.bindings import sentences
+    from qcstation.core.derive.story import _related
+
+    tommy = "Tommy caught 3 more fish than Darren and Darren caught 6 less than Naomi. If Naomi caught 17 fish, how many fish did Tommy catch?"
+    assert _related("Tommy", sentences(tommy)[:-1]) == "Tommy caught 3 more fish than"
+    gunther = ("Gunther, the gorilla, had 48 bananas hidden under a fern branch.  When Gunther wasn't looking, "
+               "Arnold, the chimpanzee, stole half of the bananas from the pile.  How many bananas did Gunther have?")
+    assert _related("Gunther", sentences(gunther)[:-1]) is None
+    edith = ("Edith has 80 novels stuffed on her schoolbook shelf, half as many as the number of writing books "
+             "she has stuffed in her suitcase. How many writing books does Edith have?")
+    assert _related("Edith", sentences(edith)[:-1]) is not None
+
+
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
     # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
     # "They also ate 6 more slices" (37 of 32) contradicts

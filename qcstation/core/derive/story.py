@@ -336,6 +336,13 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
                         "the answer is what a stated total leaves or divides into: one more of "
                         "it would contradict the story")]
     question = str(parent.seed["question"])
+    if split := _SPLIT_WHOLE.search(question):
+        # "During the first half of the trip, he traveled at ... 70 kilometers per hour and during
+        # the second half at ... 85. He also traveled 153 more kilometers during the journey."
+        # (lead's reading of the tuning draw), "the first 3 rows ... The rest of the rows": the
+        # story tells the whole part by part; more of it contradicts the story
+        return [Refused("add-operation", "constrained-answer", f"the story tells a whole part by part "
+                        f"({split.group(0)!r}): one more of it would contradict the story")]
     if grows := _GROWS.search(question):
         # "the number of cars he has increases by 50% every year ... in three years": whether
         # "Bobby will also have 7 more toy cars" grow with them reads two ways (GSM8K train
@@ -473,6 +480,7 @@ _FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twic
 #: How many ...": a word that opens a clause, capitalized after a word or number
 _RUN_ON = re.compile(r"(?<=[a-z0-9%$)])\s+(?:If|When|How|What|Then|After|So|But|In|On|She|He|They|It|"
                      r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward)\b")
+_SPLIT_WHOLE = re.compile(r"\b(?:first|second|other|last) half\b|\b(?:for )?the rest of the\b", re.IGNORECASE)
 _GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
                     r"\b(?:double|triple)s? (?:every|each)\b|"
                     # "John invests in a bank and gets 10% simple interest. ... He also has $27

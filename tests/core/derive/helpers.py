@@ -270,12 +270,18 @@ VASE = {  # GSM8K test: a total of kinds a relation ties still takes one more
     "givens": {},
 }
 
+TRIP = {  # held-out GSM8K train (lead's reading of the tuning draw): a whole told part by part
+    "question": "Martin went on an eight-hour business trip. During the first half of the trip, he traveled at a speed of 70 kilometers per hour and during the second half at a speed of 85 kilometers per hour. How many kilometers did he travel during the journey?",
+    "answer": "Half of the trip is 8/2 = <<8/2=4>>4 hours.\nHe traveled 70*4 = <<70*4=280>>280 kilometers in the first half.\nHe traveled 85*4 = <<85*4=340>>340 kilometers in the second half.\nSo he traveled 280+340 = <<280+340=620>>620 kilometers.\n#### 620",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
          "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA,
          "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE,
          "fluid": FLUID, "marathon": MARATHON, "walks": WALKS,
-         "candy": CANDY, "vase": VASE}
+         "candy": CANDY, "vase": VASE, "trip": TRIP}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -322,6 +322,17 @@ def test_no_operation_is_added_to_a_kind_a_relation_fixes(tmp_path) -> None:
     assert item.answer == 15 + Fraction(item.params["added"])
 
 
+def test_no_operation_is_added_to_a_whole_the_story_tells_part_by_part(tmp_path) -> None:
+    """The lead's reading of the tuning draw: "an eight-hour business trip. During the first half
+    ... 70 kilometers per hour and during the second half ... 85 ... He also traveled 153 more
+    kilometers during the journey": the story fixes the journey, more of it contradicts it."""
+    db = make_db(tmp_path, ["trip"], bind=False)
+    parent = parent_of(db, "trip")
+    assert parent.rule is not None
+    (out,) = add_operation(parent, OPTS, "t:trip")
+    assert isinstance(out, Refused) and out.code == "constrained-answer" and "'first half'" in out.reason, out
+
+
 def test_a_relation_of_any_verb_in_the_subjects_own_clause_fixes_its_amount() -> None:
     """GSM8K test (lead's reading of its add-operation items): "Tommy caught 3 more fish than
     Darren ... Tommy also caught 7 more fish. ... how many fish did Tommy catch?" read two ways as

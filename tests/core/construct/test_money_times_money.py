@@ -11,10 +11,7 @@ from __future__ import annotations
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-
-
-def _seed(question: str, solution: str, answer: str) -> dict:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 @pytest.mark.parametrize("question, solution, answer", [

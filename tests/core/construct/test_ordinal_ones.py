@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def test_the_first_and_the_second_week_are_one_week_each() -> None:

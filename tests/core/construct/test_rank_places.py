@@ -8,10 +8,7 @@ import pytest
 
 from qcstation.core.construct.check.ordinals import rank_problems
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def test_a_rank_in_the_place_of_a_word_the_line_writes_is_refused() -> None:

@@ -12,6 +12,7 @@ from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.complements import fraction_rest, percent_rest
 from qcstation.core.construct.make.rules.givens import question_numbers
 from qcstation.core.reading.expr import BinOp, Num, parse_expression
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _steps(seed: dict) -> dict[str, str]:
@@ -42,10 +43,6 @@ def test_a_word_given_shared_out_equally_is_another_quantity(gsm8k: dict) -> Non
     # second 2 is the two countries, not half again ("each day" does not make it one quantity)
     with pytest.raises(RuleError, match="'half' \\(2\\) is used by 2 steps"):
         rule_for_seed(gsm8k["994"])
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
 
 
 def test_the_rest_needs_the_solution_to_write_it() -> None:

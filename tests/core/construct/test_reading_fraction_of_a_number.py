@@ -11,10 +11,7 @@ from fractions import Fraction
 
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-
-
-def _seed(question: str, solution: str, answer: str) -> dict:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def test_the_fraction_written_takes_the_word_once_and_its_other_number_is_not_the_parts() -> None:

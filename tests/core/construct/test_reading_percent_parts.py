@@ -13,10 +13,7 @@ import pytest
 from qcstation.core.construct.check.selfcheck import audit_artifact
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.verify.pool import VerifierPool
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _asserts(smtlib: str) -> set[str]:

@@ -11,6 +11,7 @@ import pytest
 from qcstation.core.construct.check.bindings import binding_problems
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.reading.expr import BinOp, Name, Num
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _steps(seed: dict) -> dict[str, str]:
@@ -37,10 +38,6 @@ def test_legs_the_line_names_are_no_word_given(gsm8k: dict) -> None:
     steps = _steps(gsm8k["340"])
     assert steps["s3"] == "(* s1_chickens k_legs_per_chickens)"
     assert steps["s4"] == "(* s2_cows k_legs_per_cows)"
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
 
 
 def test_parts_need_the_line_to_name_the_comparison() -> None:

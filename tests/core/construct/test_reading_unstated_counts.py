@@ -16,14 +16,11 @@ from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.givens import question_numbers
 from qcstation.core.construct.make.rules.noun_counts import list_totals
 from qcstation.core.reading.expr import BinOp, Num
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _steps(seed: dict) -> dict[str, str]:
     return {st.name.split("_")[0]: st.sexpr for st in rule_for_seed(seed).steps}
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
 
 
 def test_a_count_the_question_states_in_parts_of_one_list(gsm8k: dict) -> None:

@@ -12,6 +12,7 @@ from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.givens import question_numbers
 from qcstation.core.construct.make.rules.with_self import with_self
 from qcstation.core.reading.expr import BinOp, Num
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _steps(seed: dict) -> dict[str, str]:
@@ -73,10 +74,6 @@ def test_the_others_need_the_line_to_say_them() -> None:
     assert the_others([0], [e], question_numbers(q), "they cost 4 * 10 = 40")[0] == e          # no others said
     assert the_others([0], [e], question_numbers(q.replace("The main phone", "Each phone")),  # no one named
                       "the four additional phones cost 4 * 10 = 40")[0] == e
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
 
 
 def test_one_and_the_others_she_has_written_as_a_pair_of_words() -> None:

@@ -11,10 +11,7 @@ from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.binding_words import per_article
 from qcstation.core.construct.make.rules.restated_each import each_lists
 from qcstation.core.construct.make.rules.givens import Givens
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _given_at(rule: object, question: str, words: str) -> str:

@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-
-
-def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
-    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def test_one_person_splits_with_one_other() -> None:

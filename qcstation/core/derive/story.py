@@ -36,6 +36,7 @@ from qcstation.core.derive.rebuild import (
     rule_of,
 )
 from qcstation.core.derive.solution import format_value
+from qcstation.core.reading.word_values import NUMBER_WORD_VALUES
 from qcstation.core.derive.transforms import (
     Options,
     _refinement_seed,
@@ -541,14 +542,14 @@ def _period(m: re.Match[str]) -> str:
     return (m.group(1) or _RATE_ADVERB[m.group(2).lower()]).lower()
 
 
-_SPAN_WORDS = re.compile(r"(?:\b(?:a|an|the|this|that|one|\d[\d,.]*|two|three|four|five|six|seven|eight|"
-                         r"nine|ten|eleven|twelve)[\s-]+){0,2}\w+$", re.IGNORECASE)
-_COUNT_BEFORE = re.compile(r"(?:\d[\d,.]*|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                           r"twelve))[\s-]*$", re.IGNORECASE)
+#: the number words up to twelve (from the project's table), as a regex alternation
+_ONE_TO_TWELVE = [w for w, v in NUMBER_WORD_VALUES.items() if 1 <= v <= 12]
+_SMALL = "|".join(w for w in _ONE_TO_TWELVE if w != "one")   # two .. twelve
+_SPAN_WORDS = re.compile(rf"(?:\b(?:a|an|the|this|that|one|\d[\d,.]*|{_SMALL})[\s-]+){{0,2}}\w+$", re.IGNORECASE)
+_COUNT_BEFORE = re.compile(rf"(?:\d[\d,.]*|\b(?:{_SMALL}))[\s-]*$", re.IGNORECASE)
 #: what comes right before a rate the asking clause states of a number: "80 pages a day",
 #: "$10 an hour", "3 times a week"; never a span ("two stores in a week", "for 5 days a week")
-_NUMBER_BEFORE = re.compile(r"(?:\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
-                            r"eleven|twelve|a dozen|twice))\s+"
+_NUMBER_BEFORE = re.compile(rf"(?:\d[\d,.]*|\b(?:{'|'.join(_ONE_TO_TWELVE)}|a dozen|twice))\s+"
                             r"(?:(?!in\b|during\b|over\b|for\b|within\b|after\b|by\b|of\b|each\b)"
                             r"[A-Za-z$%'-]+\s+){0,2}$", re.IGNORECASE)
 

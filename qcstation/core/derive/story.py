@@ -344,6 +344,12 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
         # story tells the whole part by part; more of it contradicts the story
         return [Refused("add-operation", "constrained-answer", f"the story tells a whole part by part "
                         f"({split.group(0)!r}): one more of it would contradict the story")]
+    if (first := _FIRST_PART.search(question)) and (later := _LATER_PART.search(question, first.end())):
+        # "Mike plays ping pong for 40 minutes. In the first 20 minutes, he scores 4 points. In the
+        # second 20 minutes ... He also scored 2 more points" (the shipped sample; lead's reading),
+        # "For the first 12 hours ... The remaining 14 hours": the parts counted in numbers
+        return [Refused("add-operation", "constrained-answer", f"the story tells a whole part by part "
+                        f"({first.group(0)!r}, {later.group(0)!r}): one more of it would contradict the story")]
     if grows := _GROWS.search(question):
         # "the number of cars he has increases by 50% every year ... in three years": whether
         # "Bobby will also have 7 more toy cars" grow with them reads two ways (GSM8K train
@@ -482,6 +488,10 @@ _FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twic
 _RUN_ON = re.compile(r"(?<=[a-z0-9%$)])\s+(?:If|When|How|What|Then|After|So|But|In|On|She|He|They|It|"
                      r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward)\b")
 _SPLIT_WHOLE = re.compile(r"\b(?:first|second|other|last) half\b|\b(?:for )?the rest of the\b", re.IGNORECASE)
+_PART_COUNT = rf"(?:\d[\d,.]*|{'|'.join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True))})"
+#: a whole told part by part in numbers: "the first 20 minutes" ... "the second 20 minutes"
+_FIRST_PART = re.compile(rf"\bfirst {_PART_COUNT} [a-z]+", re.IGNORECASE)
+_LATER_PART = re.compile(rf"\b(?:second|next|last|remaining|final|other) {_PART_COUNT} [a-z]+", re.IGNORECASE)
 _GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
                     r"\b(?:double|triple)s? (?:every|each)\b|"
                     # "John invests in a bank and gets 10% simple interest. ... He also has $27

@@ -276,12 +276,18 @@ TRIP = {  # held-out GSM8K train (lead's reading of the tuning draw): a whole to
     "givens": {},
 }
 
+PINGPONG = {  # the shipped GSM8K sample (lead's reading of the quickstart set): parts told in numbers
+    "question": "Mike plays ping pong for 40 minutes.  In the first 20 minutes, he scores 4 points.  In the second 20 minutes, he scores 25% more points.  How many total points did he score?",
+    "answer": "He scored 4*.25=<<4*.25=1>>1 point more in the second 20 minutes\nSo he scored 4+1=<<4+1=5>>5 points in the second 20 minutes\nSo in total, he scored 4+5=<<4+5=9>>9 points in the 40 minutes\n#### 9",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
          "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA,
          "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE,
          "fluid": FLUID, "marathon": MARATHON, "walks": WALKS,
-         "candy": CANDY, "vase": VASE, "trip": TRIP}
+         "candy": CANDY, "vase": VASE, "trip": TRIP, "pingpong": PINGPONG}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -333,6 +333,18 @@ def test_no_operation_is_added_to_a_whole_the_story_tells_part_by_part(tmp_path)
     assert isinstance(out, Refused) and out.code == "constrained-answer" and "'first half'" in out.reason, out
 
 
+def test_no_operation_is_added_to_a_whole_told_part_by_part_in_numbers(tmp_path) -> None:
+    """The lead's reading of the shipped sample's added-operation items: "Mike plays ping pong for
+    40 minutes. In the first 20 minutes ... In the second 20 minutes ... He also scored 2 more
+    points": the 40 minutes are told part by part, so more points fit no part of the game."""
+    db = make_db(tmp_path, ["pingpong"], bind=False)
+    parent = parent_of(db, "pingpong")
+    assert parent.rule is not None
+    (out,) = add_operation(parent, OPTS, "t:pingpong")
+    assert isinstance(out, Refused) and out.code == "constrained-answer", out
+    assert "'first 20 minutes'" in out.reason and "'second 20 minutes'" in out.reason, out
+
+
 def test_a_relation_of_any_verb_in_the_subjects_own_clause_fixes_its_amount() -> None:
     """GSM8K test (lead's reading of its add-operation items): "Tommy caught 3 more fish than
     Darren ... Tommy also caught 7 more fish. ... how many fish did Tommy catch?" read two ways as

@@ -324,3 +324,37 @@ def test_filter_choices_are_the_items_distinct_groups(runs_db: tuple[Path, int, 
         assert {"alpha", "mid", "only-null", "zeta"} <= set(every["source"])
         assert every["difficulty"][-1] == "extreme" and "hard" in every["difficulty"]
         assert browse.filter_choices(store, (c + 1,)) == {"source": [], "difficulty": []}
+
+
+def test_a_tasks_smtlib_is_found_once_and_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The item pane renders a task at each of its keys: the fenced block of the response is
+    searched for once (the regex over a long response, ~0.7 ms at 1M scores each time), the
+    scorer's own SMT-LIB key still comes first, and an item without any says so each time."""
+    response = "Here it is:\n```smt2\n(declare-const answer Int)\n```\nDone."
+    task = browse.TaskDetail(task="reasoning", status="ok", prompt=None, prompt_note=None,
+                             response=response, error=None, finish_reason=None, cached=False,
+                             latency_ms=None, prompt_tokens=None, completion_tokens=None)
+    searched: list[str] = []
+    pattern = browse.SMTLIB_BLOCK
+
+    class Counting:
+        def search(self, text: str) -> Any:
+            searched.append(text)
+            return pattern.search(text)
+
+    monkeypatch.setattr(browse, "SMTLIB_BLOCK", Counting())
+    assert task.smtlib() == "(declare-const answer Int)\n"
+    assert task.smtlib() == "(declare-const answer Int)\n"
+    assert searched == [response]
+    bare = browse.TaskDetail(task="reasoning", status="ok", prompt=None, prompt_note=None,
+                             response="no block", error=None, finish_reason=None, cached=False,
+                             latency_ms=None, prompt_tokens=None, completion_tokens=None)
+    assert bare.smtlib() is None and bare.smtlib() is None
+    assert searched == [response, "no block"]
+    scored = browse.TaskDetail(
+        task="reasoning", status="ok", prompt=None, prompt_note=None, response=response,
+        error=None, finish_reason=None, cached=False, latency_ms=None, prompt_tokens=None,
+        completion_tokens=None, scores=[browse.ScoreDetail(
+            metric="re", verdict="correct", score=1.0, extracted="9", gold="9",
+            scorer_version="v1", detail={"smt-lib": "(assert true)"})])
+    assert scored.smtlib() == "(assert true)"

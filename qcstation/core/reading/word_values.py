@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-__all__ = ["NUMBER_WORD_VALUES", "WORD_GIVENS", "mixed_numbers"]
+__all__ = ["FRACTION_WORD_PARTS", "NUMBER_WORD_VALUES", "WORD_GIVENS", "mixed_number_places", "mixed_numbers"]
 
 NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -73,6 +73,9 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "a year and a half": (Fraction(3, 2),),
     "a mile and a half": (Fraction(3, 2),),
 }
+#: the numerator and parts each fraction in words writes, unreduced ("four sixths": 4 of 6 parts,
+#: though its value is 2/3)
+FRACTION_WORD_PARTS: dict[str, tuple[int, int]] = {}
 # the other fractions in words ("four-fifths", "three eighths", "one-sixth", "an eighth")
 _ORDINAL_DENOMINATORS = {"fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "third": 3,
                          "fourth": 4, "quarter": 4}
@@ -85,6 +88,7 @@ for _den_word, _den in _ORDINAL_DENOMINATORS.items():
             _w = f"{_num_word}{_sep}{_den_word}" + ("" if _num == 1 else "s")
             if _w not in WORD_GIVENS:
                 WORD_GIVENS[_w] = (Fraction(_num, _den), Fraction(_den)) if _num == 1 else (Fraction(_num, _den),)
+            FRACTION_WORD_PARTS.setdefault(_w, (_num, _den))
     _a = ("an " if _den_word[0] in "aeiou" else "a ") + _den_word
     if _a not in WORD_GIVENS and _den >= 6:
         WORD_GIVENS[_a] = (Fraction(1, _den), Fraction(_den))
@@ -99,10 +103,15 @@ _MIXED = re.compile(r"\b(\d{1,6}|[a-z]+(?:-[a-z]+)?)\s+and\s+(?:a|one)[\s-]+(hal
 def mixed_numbers(text: str) -> list[tuple[str, Fraction]]:
     """The mixed numbers ``text`` writes in words ("two and a half times": 5/2), with their
     words, in order; a whole that is no number ("bread and a half") is skipped."""
+    return [(words, value) for _, _, words, value in mixed_number_places(text)]
+
+
+def mixed_number_places(text: str) -> list[tuple[int, int, str, Fraction]]:
+    """(start, end, words, value) of each mixed number :func:`mixed_numbers` reads, in order."""
     out = []
     for m in _MIXED.finditer(text[:100_000]):
         whole = m.group(1).lower()
         base = Fraction(int(whole)) if whole.isdigit() else NUMBER_WORD_VALUES.get(whole)
         if base is not None:
-            out.append((m.group(0), Fraction(base) + _PARTS[m.group(2).lower()]))
+            out.append((m.start(), m.end(), m.group(0), Fraction(base) + _PARTS[m.group(2).lower()]))
     return out

@@ -27,13 +27,24 @@ def fraction_parts(question_lower: str) -> list[tuple[Fraction, str]]:
 
     out: list[tuple[Fraction, str]] = []
     for phrase in stated_word_givens(question_lower):  # has_phrase(question_lower, phrase), in order
-        values = WORD_GIVENS[phrase]
-        if len(values) != 1 or values[0].numerator < 2 or values[0].denominator < 2:
+        parts = _parts_of(phrase, WORD_GIVENS[phrase])
+        if parts is None:
             continue
         slug = re.sub(r"[^a-z]+", "_", phrase).strip("_")
-        out.append((Fraction(values[0].denominator), f"w_{slug}_parts"))
-        out.append((Fraction(values[0].numerator), f"w_{slug}_numerator"))
+        out.append((Fraction(parts[1]), f"w_{slug}_parts"))
+        out.append((Fraction(parts[0]), f"w_{slug}_numerator"))
     return out
+
+
+def _parts_of(phrase: str, values: tuple[Fraction, ...]) -> tuple[int, int] | None:
+    """(numerator, parts) of a fraction in words of more than one part, as its words write them
+    ("four sixths": 4 and 6, not the 2 and 3 of its value), else None."""
+    from qcstation.core.reading.word_values import FRACTION_WORD_PARTS
+
+    if len(values) != 1:
+        return None
+    num, den = FRACTION_WORD_PARTS.get(phrase, (values[0].numerator, values[0].denominator))
+    return (num, den) if num >= 2 and den >= 2 else None
 
 
 def check_parts_with_numerator(names: list[str]) -> str | None:
@@ -69,8 +80,7 @@ def _fraction_parts_names() -> frozenset[str]:
     from qcstation.core.reading.words import WORD_GIVENS
 
     return frozenset("w_" + re.sub(r"[^a-z]+", "_", phrase).strip("_") + "_parts"
-                     for phrase, values in WORD_GIVENS.items()
-                     if len(values) == 1 and values[0].numerator >= 2 and values[0].denominator >= 2)
+                     for phrase, values in WORD_GIVENS.items() if _parts_of(phrase, values) is not None)
 
 
 _DENOMINATOR_WORDS = {"thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7,

@@ -59,7 +59,17 @@ _Q_WORDS["dozen"] = 12
 _Q_WORDS.update({f"{t}-{u}": _Q_WORDS[t] + _Q_WORDS[u]
                  for t in "twenty thirty forty fifty sixty seventy eighty ninety".split()
                  for u in "one two three four five six seven eight nine".split()})
-_Q_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_Q_WORDS, key=len, reverse=True)) + r")\b", re.I)
+# "three hundred feet", "a one hundred dollar bill": one number, 300 (never a three); not a hundred
+# that another number word or a larger scale goes on ("two hundred fifty", "three hundred thousand":
+# those words are read as before, each apart, and the rules refuse what they cannot read)
+_HUNDREDS = {f"{u} hundred": _Q_WORDS[u] * 100 for u in "one two three four five six seven eight nine".split()}
+_Q_WORDS.update(_HUNDREDS)
+_HUNDRED_RE = (r"(?:one|two|three|four|five|six|seven|eight|nine) hundred(?![\w-])"
+               r"(?!\s+(?:and\s+)?(?:" + "|".join(w for w in sorted(_Q_WORDS, key=len, reverse=True)
+                                               if w not in _HUNDREDS and w != "dozen")
+               + r"|thousand|million|billion)\b)")
+_Q_WORD_RE = re.compile(r"\b(" + _HUNDRED_RE + "|" + "|".join(sorted((w for w in _Q_WORDS if w not in _HUNDREDS),
+                                                                  key=len, reverse=True)) + r")\b", re.I)
 # a number word that is the numerator of a fraction in words ("Two-thirds", "three quarters")
 _NUMERATOR_RE = re.compile(r"-(?:halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)\b"
                            r"|\s(?:thirds|fifths|sixths|sevenths|eighths|ninths|tenths)\b", re.I)
@@ -113,8 +123,8 @@ class _Layout(NamedTuple):
     #: percent right after it) of each number written in digits
     numbers: tuple[tuple[int, int, tuple[int, int], tuple[int, int] | None, tuple[int, int] | None,
                          str, frozenset[str], bool], ...]
-    #: (start, text, key into _Q_WORDS, slug, stems) of each number word
-    words: tuple[tuple[int, str, str, str, frozenset[str]], ...]
+    #: (start, text, key into _Q_WORDS, slug, stems, a percent right after it) of each number word
+    words: tuple[tuple[int, str, str, str, frozenset[str], bool], ...]
     #: (start, text, slug, stems) of each "an hour"
     articles: tuple[tuple[int, str, str, frozenset[str]], ...]
     #: the (numerator, denominator) of each fraction stated in words, in the order stated
@@ -139,7 +149,7 @@ def _layout(masked: str) -> _Layout:
         if _NUMERATOR_RE.match(masked, m.end()):
             continue  # the "two" of "two-thirds" is that fraction's, never a given of its own
         words.append((m.start(), m.group(0), word_key(m.group(1), _Q_WORDS), _slug_after(masked, m.end()),
-                      words_at(masked, m.start(), m.end())))
+                      words_at(masked, m.start(), m.end()), bool(_PERCENT_AFTER_RE.match(masked, m.end()))))
     articles = tuple((m.start(), m.group(0), _slug_after(masked, m.end(1)), words_at(masked, m.start(), m.end(1)))
                      for m in _ARTICLE_RE.finditer(masked))
     # the fractions the question states in words ("half", "a quarter", "two-thirds"):
@@ -184,8 +194,12 @@ class Givens:
             if percent_after and not den_text:
                 # "45%" is also the fraction 45/100 a solution may write as .45
                 self.numbers.append(QuestionNumber(value / 100, text + "%", start, slug, percent=True))
-        for start, text, key, slug, stems in layout.words:
+        for start, text, key, slug, stems, percent_after in layout.words:
             self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[key]), text, start, slug, stems=stems))
+            if percent_after:
+                # "ten percent" is also the fraction 10/100 a solution may write as 0.10, as "10%" is
+                self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[key], 100), text + "%", start, slug, percent=True))
+        self.numbers = _mixed_in_words(self.numbers, question)
         self.numbers = _sized_nouns(with_elided_nouns(sorted(self.numbers, key=lambda n: n.start), question),
                                     question)
         # "an hour", "a pen": a 1 stated in words, bound only where the solution names the same
@@ -259,6 +273,22 @@ class Givens:
                 f"to those places in order" for v in self.order_bound] + [
                 f"the question states {fmt(v)} at several places and the words decide none for the "
                 f"{of}'s use of it (the first place would be taken by order only)" for v in self.order_unsettled]
+
+
+def _mixed_in_words(numbers: list[QuestionNumber], question: str) -> list[QuestionNumber]:
+    """``numbers`` with each mixed number written with words ("2 and a half dozen", "two and a half
+    hours": :func:`~qcstation.core.reading.word_values.mixed_number_places`) one number, 5/2, in
+    place of its whole ("2", "two"): never a 2 of its own."""
+    from qcstation.core.reading.word_values import mixed_number_places
+
+    mixed = mixed_number_places(question)
+    if not mixed:
+        return numbers
+    inside = {a for a, _, _, _ in mixed}
+    out = [n for n in numbers if n.start not in inside]
+    for a, b, text, value in mixed:
+        out.append(QuestionNumber(value, text, a, _slug_after(question, b), stems=words_at(question, a, b)))
+    return sorted(out, key=lambda n: n.start)
 
 
 _SIZED = re.compile(r"-[A-Za-z]+\s+([A-Za-z]+)")

@@ -13,6 +13,7 @@ import pytest
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.constants import declare_literals
 from qcstation.core.reading.expr import BinOp, Name, Num, parse_expression
+from tests.core.construct.seeds import gsm8k_seed as _seed
 
 
 def _asserts(smtlib: str) -> set[str]:
@@ -456,3 +457,12 @@ def test_one_sixty_per_line_its_own_units(gsm8k: dict[str, dict[str, str]]) -> N
     # a line with one unit keeps the factor the question decides (520: "2 hours ... minutes")
     roof = rule_for_seed(gsm8k["520"])
     assert [f["name"] for f in roof.factors or []] == ["k_minutes_per_hour"]
+
+
+def test_fingers_and_toes_are_twenty() -> None:
+    q = ("Mo was grounded for 2 days for every broken rule. If he was grounded for four times as many days as a person "
+         "has fingers and toes, how many rules did he break?")
+    made = rule_for_seed(_seed(q, "Four times as many days as a person has fingers and toes is 4*20=<<4*20=80>>80 days."
+                                  "\nHe broke 80/2=<<80/2=40>>40 rules.\n#### 40", "40"))
+    assert made.value == 40
+    assert made.steps[0].sexpr == "(* g1_times k_fingers_and_toes)"

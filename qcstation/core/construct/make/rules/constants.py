@@ -28,7 +28,8 @@ from qcstation.core.reading.words import ANNOTATION
 from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
 from qcstation.core.construct.make.rules.restated import RESTATED_FACTORS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
-                                                         _month_days, implied_constant, implied_names, list_count)
+                                                         _month_days, coin_by_sentence, implied_constant, implied_names,
+                                                         list_count)
 from qcstation.core.construct.make.rules.clause_names import clause_by_names
 from qcstation.core.construct.make.rules.phrases import InOrder, phrase_re, stated_word_givens
 from qcstation.core.construct.make.rules.result import RuleError
@@ -369,6 +370,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             name = gated[0] if len(gated) == 1 else None
         if name is None:
             name = sentence_list(v, question, line, role)  # "for herself and her younger sister" / "* 2"
+        if name is None:
+            name = coin_by_sentence(v, question, line, role)  # "only spends 4 nickels" / "Pete spends 4*5"
         if name is None:
             name = sharers(v, question, line, role)  # "splits 8 shots of vodka with his friend" / "8/2"
         if name is None:

@@ -134,6 +134,9 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     (Fraction(10), r"\bdecades?\b", "k_years_per_decade", r"\bdecades?\b"),
     (Fraction(3600), r"\bseconds?\b", "k_seconds_per_hour", r"\bseconds?\b.*\bhours?\b|\bhours?\b.*\bseconds?\b"),
     (Fraction(10), r"\bfingers\b", "k_fingers", r"\bfingers\b"),
+    # "as many days as a typical person has fingers and toes" / "3*20": ten fingers and ten toes
+    (Fraction(20), r"\bfingers\s+and\s+toes\b|\btoes\s+and\s+fingers\b", "k_fingers_and_toes",
+     r"\bfingers\s+and\s+toes\b|\btoes\s+and\s+fingers\b"),
     (Fraction(10), r"\btoes\b", "k_toes", r"\btoes\b"),
     (Fraction(26), r"\balphabet\b", "k_letters_of_the_alphabet", r"\balphabet\b|\bletters\b"),
     (Fraction(2), r"\btwins\b", "k_twins", r"\btwins\b"),
@@ -249,11 +252,56 @@ def implied_constant(v: Fraction, question: str, line: str, role: str) -> str | 
 
 def implied_names(v: Fraction, question: str, line: str, role: str) -> set[str]:
     """Every implied constant of value ``v`` the question and the line both name (how many coins
-    make a dollar only as a divisor, a coin's worth never as one)."""
+    make a dollar only as a divisor; a coin's worth as a divisor only where no coin count per
+    dollar has that value: "26 quarters because 6.5 / .25" divides the money by a quarter's worth,
+    but "70 / 10" of dimes is a dime's 10 cents or the 10 dimes of a dollar)."""
     q = question.lower()
-    return {n for fv, pat, n, _ in _IMPLIED_CONSTANTS if fv == v and re.search(pat, q)
-            and _IMPLIED_LINE_RE[n].search(line)
-            and (n.endswith("_per_dollar") == (role == "divisor") or not n.startswith(_COIN_NAMES))}
+    found = {n for fv, pat, n, _ in _IMPLIED_CONSTANTS if fv == v and re.search(pat, q)
+             and _IMPLIED_LINE_RE[n].search(line)}
+    per_dollar = {n for n in found if n.startswith(_COIN_NAMES) and n.endswith("_per_dollar")}
+    return {n for n in found if not n.startswith(_COIN_NAMES)
+            or (role == "divisor" if n in per_dollar else role != "divisor" or not per_dollar)}
+
+
+def coin_by_sentence(v: Fraction, question: str, line: str, role: str) -> str | None:
+    """The worth of the one coin whose worth (in cents or in dollars) is ``v`` where the step's
+    line does not name the coin but shares a content word with the one sentence of the question
+    that writes it ("Pete saves his money and only spends 4 nickels" / "Pete spends 4*5 = 20 cents";
+    "He sells the white ones for a nickel each" / "He earns $1 from white marbles because 20 x .05";
+    "Each leaf he rakes costs 1 penny" / "6000 leaves * $0.01/leaf"), the question speaking of
+    money; None otherwise (a 1 is a penny's cent only where the line names it: :mod:`.ones`)."""
+    from qcstation.core.reading.words import line_stems
+
+    if v == 1 or role not in ("times", "divisor"):
+        return None
+    q = question[:20_000]
+    if not re.search(_COIN_TALK, q.lower()):
+        return None
+    found = []
+    for coin, q_words, _, cents in _COINS:
+        names = [(f"k_cents_per_{coin}", Fraction(cents)), (f"k_dollars_per_{coin}", Fraction(cents, 100))]
+        hits = [n for n, worth in names if worth == v]
+        if not hits:
+            continue
+        places = [m.start() for m in re.finditer(q_words, q, re.I)]
+        sentences = {_sentence_at(q, at) for at in places}
+        if len(sentences) != 1:
+            continue  # the coin in two sentences: which one the line's is, its words would have to say
+        sentence = sentences.pop()
+        money = line_stems(_COIN_WORDS) | {"$", "%"}
+        if (line_stems(line) - money) & (line_stems(sentence) - money):
+            found.append(hits[0])
+    return found[0] if len(found) == 1 else None
+
+
+#: the words of money itself, which tie a line to no sentence of its own
+_COIN_WORDS = "cent cents dollar dollars worth coin coins money quarter quarters dime dimes nickel nickels penny pennies"
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    a = max(text.rfind(c, 0, pos) for c in ".?!") + 1
+    ends = [e for e in (text.find(c, pos) for c in ".?!") if e != -1]
+    return text[a:min(ends) if ends else len(text)]
 
 
 # -- how many named people (or days) a list names: "Marcell and Beatrice", "Nick, Richard, Jason and DJ"

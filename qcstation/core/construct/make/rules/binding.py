@@ -11,6 +11,7 @@ For one use of a value the question states, in this order:
    else: not a given (:mod:`.constants` names the factor);
 3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence
    around each place that shares the most words with the step's line, if no other use took it;
+   words alike at several places ("7 shells + 2 shells + 4 shells"): the sentence of the other numbers;
 4. a word given the line writes ("Half of ... is 40/2") or whose object the use's words name ("2
    towels/pillow case" for "twice as many towels"), or a word that multiplies stated in the
    sentence of the step's other numbers where no count of its value is ("100 acres more than
@@ -27,7 +28,8 @@ For one use of a value the question states, in this order:
 6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 7. by order, among the places whose words agree (else all), the first no other use took and no
-   other line's words name alone ("every 2 days is 6 x 2" for "2 x 3"); when only one place is left
+   other line's words name alone ("every 2 days is 6 x 2" for "2 x 3"), words alike at each the one
+   whose sentence the line names (:func:`.clause_words.tied_by_sentence`); when only one place is left
    and there are as many uses as places, that one (not by order); a divisor of a value used more
    often than placed, its line naming no place, is the word ("half") the question writes for it.
 
@@ -54,9 +56,10 @@ from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as
                                                               unit_word_converts)
 from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
-from qcstation.core.construct.make.rules.sum_terms import flat_ops, term_by_result
+from qcstation.core.construct.make.rules.sum_terms import a_term, flat_ops, term_by_result
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, best_sentence, clause_place,
-                                                               operand_numbers, phrase_place, rate_place, single_places)
+                                                               operand_numbers, phrase_place, rate_place, single_places,
+                                                               tied_by_sentence)
 from qcstation.core.reading.inline import written_outside_computations
 from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, per_article, _AVERAGE_STEMS, _CONVERSIONS,
                                                                _FACTOR_STEMS as _FACTOR_STEMS, _IMPLIED,
@@ -290,8 +293,9 @@ class Binder:
         by_sum = None if stems or agree else term_by_result(self.expr, v, line, occ, self.nums)  # "6 - 3 = 3 seahorses"
         if by_sum is not None and self._not_a_second_role(occ, occ.index(by_sum)) is not None:
             return by_sum
-        if not stems and len(occ) > 1 and not written_outside_computations(line, v):
-            beside = self._beside_its_operands(v, occ)
+        if len(occ) > 1 and (not stems and not written_outside_computations(line, v)
+                             or stems and len({self.nums[j].start for j in agree}) > 1):  # words alike at several
+            beside = self._beside_its_operands(v, agree if stems else occ)
             if beside is not None:
                 return beside
         if not stems and not agree and self._multiplier_by_clause(v, occ, line):
@@ -615,7 +619,7 @@ class Binder:
              agree: list[int]) -> int | None:
         if not agree and v == 1:
             said = [len(self.numbers) + j for j, a in enumerate(self.articles) if a.stems & stems
-                    and not (self._a_term() and per_article(self.question, a.start))]
+                    and not (a_term(self.expr, self.leaf) and per_article(self.question, a.start))]
             if len(said) == 1:
                 return said[0]
         if len(occ) != 1 or stems:
@@ -627,16 +631,6 @@ class Binder:
         if not n.stems or n.text[:1].isdigit() or n.text[:1] in "$." or n.stems <= line_stems(line):
             return occ[0]
         return None
-
-    def _a_term(self) -> bool:
-        """Is the number being bound a term of a sum or difference ("26 days - 1 day")?"""
-        def parent(e: Expr) -> str | None:
-            if isinstance(e, BinOp):
-                if e.left is self.leaf or e.right is self.leaf:
-                    return e.op
-                return parent(e.left) or parent(e.right)
-            return parent(e.operand) if isinstance(e, Neg) else None
-        return self.expr is not None and parent(self.expr) in ("+", "-")
 
     def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int | None:
         free = [j for j in pool if j not in self.chosen]
@@ -661,6 +655,9 @@ class Binder:
             # ("his fish ate half of them" / "10/2 = 5 rocks" beside "spit two out", whose "two" the
             # "5+2" takes) is that word, never the count in a second role
             return None
+        tied = tied_by_sentence(free, self.nums, self.question, self.line, v, self._nth)
+        if tied is not None:
+            return tied
         k = self.uses.get(v, 0)
         self.uses[v] = k + 1
         if len(free) > 1:

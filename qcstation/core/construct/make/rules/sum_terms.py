@@ -51,3 +51,14 @@ def flat_ops(e: Expr) -> set[str]:
     if isinstance(e, Neg):
         return {"neg"} | flat_ops(e.operand)
     return set()
+
+
+def a_term(expr: Expr | None, leaf: Num | None) -> bool:
+    """Is ``leaf`` (the number being bound) a term of a sum or difference of ``expr`` ("26 days - 1 day")?"""
+    def parent(e: Expr) -> str | None:
+        if isinstance(e, BinOp):
+            if e.left is leaf or e.right is leaf:
+                return e.op
+            return parent(e.left) or parent(e.right)
+        return parent(e.operand) if isinstance(e, Neg) else None
+    return expr is not None and leaf is not None and parent(expr) in ("+", "-")

@@ -60,3 +60,20 @@ def test_a_fraction_in_words_is_divided_by_the_parts_its_words_say() -> None:
     assert [s.sexpr for s in made.steps[:2]] == ["(/ g1_hats w_three_sixths_parts)",
                                                  "(* w_three_sixths_numerator s1_hats)"]
     assert _given(made, "w_three_sixths_parts")["value"] == "6"
+
+
+def test_a_digit_one_and_a_word_of_parts_divides_by_the_parts() -> None:
+    q = "Leo weighs 90 kg. He gains 10% of his weight in muscle and 1 third that much in fat. How much does he weigh now?"
+    made = rule_for_seed(_seed(q, "He gains 90*.1=<<90*.1=9>>9 kg of muscle.\nHe gains 9/3=<<9/3=3>>3 kg of fat.\nHe "
+                                  "weighs 90+9+3=<<90+9+3=102>>102 kg now.\n#### 102", "102"))
+    assert made.value == 102
+    assert made.steps[1].sexpr == "(/ s1_kg_muscle w_1_third_parts)"
+    given = _given(made, "w_1_third_parts")
+    assert given["value"] == "3" and q[slice(*given["span"])] == "1 third"
+
+
+def test_a_return_on_an_investment_is_a_percent_more() -> None:
+    q = "Ada invested $2,000 and got a 30% return on her investment. How much money does she have now?"
+    made = rule_for_seed(_seed(q, "She has $2,000 * 1.3 = $<<2000*1.3=2600>>2,600.\n#### 2600", "2600"))
+    assert made.value == 2600
+    assert made.steps[0].sexpr == "(* g1 (+ 1 g2_return_pct))"

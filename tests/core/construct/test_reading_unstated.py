@@ -172,3 +172,23 @@ def test_a_raise_is_a_percent_more_written_with_its_whole_or_over_100() -> None:
     near = dict(seed, question=q.replace("he received a 5% raise", "he paid a 5% tax"))
     with pytest.raises(RuleError, match="states neither as a number nor in words"):
         rule_for_seed(near)
+
+
+def test_trips_out_from_and_back_are_round_trips() -> None:
+    q = ("Nell lives 5 floors up. She makes 3 trips out from and back to her flat each day. Each floor is 4 meters "
+         "tall. How many meters does she climb up and down each day?")
+    made = rule_for_seed({"question": q, "answer_text": "120", "source": "gsm8k", "solution":
+                          "Each trip goes down and up, so she makes 3*2=<<3*2=6>>6 climbs a day.\nEach climb is "
+                          "5*4=<<5*4=20>>20 meters.\nShe climbs 20*6=<<20*6=120>>120 meters.\n#### 120"})
+    assert made.value == 120
+    assert made.steps[0].sexpr == "(* g1_trips k_ways_of_a_round_trip)"
+
+
+def test_both_is_the_factor_where_twice_is_an_earlier_steps() -> None:
+    q = ("The red team won twice as many games as the blue team. The blue team won five games, and each team tied "
+         "two games. How many games did both teams win or tie?")
+    made = rule_for_seed({"question": q, "answer_text": "19", "source": "gsm8k", "solution":
+                          "The red team won 2*5=<<2*5=10>>10 games.\nThey both tied 2 games each, 2*2=<<2*2=4>>4 "
+                          "games.\nIn all 5+10+4=<<5+10+4=19>>19 games.\n#### 19"})
+    assert made.value == 19
+    assert made.steps[1].sexpr == "(* g2_games k_both)"

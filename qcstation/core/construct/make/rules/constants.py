@@ -219,6 +219,10 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
         # "1/3 as many" computed as "÷ 3": the fraction's parts
         if int(m.group(1)) > 1:
             out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
+    for m in _ONE_PART_RE.finditer(q[:20_000]):
+        # "1 quarter of the year" computed as "12/4", "1 quarter that much" as "24/4": the parts of the
+        # fraction a digit 1 and a word of parts write (as "a quarter" is 4 parts)
+        out.setdefault(Fraction(_PART_WORDS[m.group(1)]), []).append(f"w_1_{m.group(1)}_parts")
     unit_dozen = _dozen_a_unit(q)
     stated = stated_word_givens(q)  # the phrases has_phrase(q, phrase) finds, in WORD_GIVENS' order
     spans = {p: [m.span() for m in phrase_re(p, True).finditer(q)] for p in stated}
@@ -241,6 +245,13 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
     for name, (_, parts) in digit_fraction_parts(q).items():  # "3 quarters of" / "(4/3)*9"
         out.setdefault(Fraction(parts), []).append(name)
     return out
+
+
+_PART_WORDS = {"third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+               "tenth": 10}
+#: a digit 1 and a word of parts, as a fraction ("1 quarter of the year", "1 quarter that much"; never
+#: "1 quarter" of coins, which no "of", "as" or "that" follows)
+_ONE_PART_RE = re.compile(r"(?<![\w.,$])1\s+(" + "|".join(_PART_WORDS) + r")\s+(?:of|as|that)\b")
 
 
 _NUMBER_BEFORE = re.compile(r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
@@ -321,8 +332,21 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         # so is a list the line names the members of ("The math and science book weigh 2 pounds each
         # so they weigh 2*2": the two books, not "twice")
         listed_here = list_count(v, question, line, role) if names and not on_line and not implied_here else None
-        if len(implied_here) == 1:
-            name: str | None = implied_here.pop()
+        # a factor whose words the line writes ("They both drew 4 matches each ... 2*4" for "both
+        # teams") where the one word given of the value ("twice as many") that the line does not write
+        # is already an earlier step's, written once: this use is the factor, not "twice" again
+        gated_here = _unit_factor(v, q, line) if names and not on_line and not implied_here \
+            and listed_here is None and len(names) == 1 and names[0] in declared \
+            and len(phrase_re(_phrase(names[0]), True, True).findall(question)) == 1 else None
+        if gated_here is not None and not (gated_here in _LINE_WORDS and _LINE_WORDS[gated_here].search(line)):
+            gated_here = None
+        name: str | None
+        if gated_here is not None:
+            name = gated_here
+            if name in declared:
+                return name
+        elif len(implied_here) == 1:
+            name = implied_here.pop()
             if name in declared:
                 return name
         elif listed_here is not None:

@@ -461,7 +461,7 @@ def fmt_cents(v: Fraction) -> str:
 
 _MORE_WORDS = re.compile(r"\b(?:more|increase[ds]?|increasing|additional|extra|markup|marked up|raise[ds]?|"
                          r"higher|taller|longer|bigger|larger|heavier|faster|expensive|tip|tax|interest|"
-                         r"profit|premium|surcharge|gain(?:ed|s)?|grows?|grew|rise|rose|up)\b", re.I)
+                         r"profit|premium|surcharge|gain(?:ed|s)?|grows?|grew|rise|rose|up|returns?\s+on)\b", re.I)
 _LESS_WORDS = re.compile(r"\b(?:less|decrease[ds]?|decreasing|off|discount(?:ed|s)?|reduce[ds]?|reduction|"
                          r"fewer|lower(?:s|ed|ing)?|cheaper|shorter|smaller|lighter|slower|lose|loses|lost|loss|sale|"
                          r"drops?|dropped|falls?|fell|down|shrinks?|shrank)\b", re.I)

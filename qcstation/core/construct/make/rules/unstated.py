@@ -64,10 +64,12 @@ class Computation(Protocol):
 __all__ = ["ONE_WAY_WORDS", "SENTENCE_GATED", "line_percent", "month_of_days", "sentence_list", "percent_totals", "sentence_names", "unwritten_conversions"]
 
 #: the words of a trip made both ways: "back and forth", "a round trip", "there and back", "to and
-#: from school", "forth and back", "20 miles to work each way", "walk to school and back" (never "front
-#: and back", two sides; never "came back": the "to" of the way out is written before it)
+#: from school", "forth and back", "20 miles to work each way", "walk to school and back", "trips out
+#: from and back to his apartment" (never "front and back", two sides; never "came back": the "to" of
+#: the way out is written before it)
 ROUND_TRIP_WORDS = (r"\bback and forth\b|\bforth and back\b|\bround[- ]trips?\b|\bthere and back\b|\bto and from\b"
-                    r"|\beach way\b|\bboth ways\b|\bto\s(?:(?!\band\b)[^.?!,;]){1,40}?\band back\b")
+                    r"|\beach way\b|\bboth ways\b|\bto\s(?:(?!\band\b)[^.?!,;]){1,40}?\band back\b"
+                    r"|\bfrom and back to\b")
 #: the same, and a quantity given "one way" ("21 miles one way", "driving one way"): the way out, whose
 #: way back the words imply; read where both the question and the step's line write them (never by the
 #: sentence alone: "The one-way distance ... is 5 miles" / "he drives 5*2" says no way back)

@@ -466,3 +466,11 @@ def test_fingers_and_toes_are_twenty() -> None:
                                   "\nHe broke 80/2=<<80/2=40>>40 rules.\n#### 40", "40"))
     assert made.value == 40
     assert made.steps[0].sexpr == "(* g1_times k_fingers_and_toes)"
+
+
+def test_a_month_of_workweeks_is_four_weeks() -> None:
+    q = "A clerk earns $15 per hour for a 40-hour workweek. What are the clerk's monthly earnings?"
+    made = rule_for_seed(_seed(q, "In a workweek the clerk earns 40*$15 = $<<40*15=600>>600.\nIn a month the clerk "
+                                  "earns 4*$600 = $<<4*600=2400>>2400.\n#### 2400", "2400"))
+    assert made.value == 2400
+    assert made.steps[1].sexpr == "(* k_weeks_per_month s1_clerk_earns)"

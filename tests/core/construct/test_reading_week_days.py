@@ -123,3 +123,15 @@ def test_a_list_of_things_is_no_count_of_days(gsm8k: dict) -> None:
     # "cheese and egg"
     steps = {st.name.split("_")[0]: st.sexpr for st in rule_for_seed(gsm8k["204"]).steps}
     assert steps["s2"] == "(+ g1_slices g2_slice)"
+
+
+def test_a_range_to_the_end_of_a_named_day() -> None:
+    q = ("A coach advises running at least 3 miles per day. From breakfast on Sunday to the end of the day on "
+         "Wednesday, Kim has run 9 miles. How many miles per day does Kim need to run to meet the minimum for the week?")
+    seed = {"question": q, "answer_text": "4", "source": "gsm8k", "solution":
+            "There are 7 days in a week, so the week needs 7 days * 3 miles = <<7*3=21>>21 miles.\nKim has 21 - 9 = "
+            "<<21-9=12>>12 miles left.\nSunday through Wednesday is 4 days, so 7 days - 4 days = <<7-4=3>>3 days are "
+            "left.\nShe needs 12 / 3 = <<12/3=4>>4 miles per day.\n#### 4"}
+    steps = _steps(seed)
+    assert steps["s3"] == "(- k_days_per_week k_days_sunday_through_wednesday)"
+    assert rule_for_seed(seed).value == 4

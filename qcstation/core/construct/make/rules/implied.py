@@ -157,7 +157,7 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
      r"\bstates\b"),
     # "how many sheets every month?" / "60 x 4 = 240 sheets of paper every month" after "60 sheets
     # of paper every week": a question of weeks and months, a line of the month
-    (Fraction(4), r"^(?=[\s\S]*\b(?:months?|monthly)\b)[\s\S]*\b(?:weeks?|weekly)\b", "k_weeks_per_month",
+    (Fraction(4), r"^(?=[\s\S]*\b(?:months?|monthly)\b)[\s\S]*\b(?:work)?(?:weeks?|weekly)\b", "k_weeks_per_month",
      r"\b(?:months?|monthly|January|February|March|April|June|July|August|September|October|November"
      r"|December)\b"),
     # "a rectangle that measures 20 feet on the long side" / "two long sides ... 20 feet * 2";

@@ -34,7 +34,7 @@ __all__ = ["WEEKDAY_FACTORS", "week_days"]
 
 _DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
 _DAY = r"(Sunday|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday)"
-_RANGE = re.compile(rf"\b{_DAY}\s+(?:through|thru|to|until|till)\s+{_DAY}\b", re.I)
+_RANGE = re.compile(rf"\b{_DAY}\s+(?:through|thru|to|until|till)\s+(?:the\s+end\s+of\s+the\s+day\s+on\s+)?{_DAY}\b", re.I)
 _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
 _ORDINAL_DAY = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\s+day\b", re.I)
 _NEXT_DAYS = re.compile(r"\b(?:the\s+)?next\s+(\d|two|three|four|five)\s+days\b", re.I)

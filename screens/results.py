@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,7 +25,7 @@ from qcstation.eval.types import STORED_METRICS as METRICS
 from qcstation.eval.types import TASK_SCORES as TASK_METRICS
 from qcstation.eval.types import VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsCounted, ResultsPageLoaded
-from qcstation.widgets.eval_views import RUN_WIDTH, page_cells, render_item, run_fit
+from qcstation.widgets.eval_views import RUN_WIDTH, ItemRenders, page_cells, run_fit
 from qcstation.widgets.fixed_table import FixedTable, set_rows
 from qcstation.widgets.footer import KeyFooter
 from qcstation.widgets.text_field import TextField
@@ -174,6 +174,8 @@ class ResultsScreen(QCScreen):
         #: counted before (f twice), shows its counts with its rows when nothing was written
         #: since (a count is a pass over a run's rows, and its title a second paint)
         self.counts_kept: dict[Filters, tuple[Any, dict[str, Any]]] = {}
+        self.renders = ItemRenders()     # the items shown lately, as rendered
+        self.pane_subtitle = ""          # the item pane's subtitle as set
 
     @property
     def busy(self) -> bool:
@@ -683,13 +685,12 @@ class ResultsScreen(QCScreen):
             return
         row = self.selected_row()
         first = TASK_OF.get(row.metric) if row is not None else None
-        item = render_item(self.detail, show_prompt=self.show_prompts, first_task=first)
+        # no room on the border: the provenance at the item's end. An item shown before is
+        # the same parts, which the pane does not draw again (ItemRenders)
         self.provenance_below = not self._provenance_fits()
-        if self.provenance_below and self.detail is not None and isinstance(item, Group):
-            # no room on the border: whole at the item's end, wrapped, never cut
-            item = Group(*item.renderables, Text(""), Text(
-                f"How the run measured: {preview(self.detail.provenance, 2000)}", style="dim"))
-        self.query_one("#item_pane", TextPane).update(item)
+        self.query_one("#item_pane", TextPane).update(self.renders.render(
+            self.detail, show_prompt=self.show_prompts, first_task=first,
+            provenance_below=self.provenance_below))
         self._show_provenance()
 
     def _provenance_fits(self) -> bool:
@@ -707,8 +708,10 @@ class ResultsScreen(QCScreen):
         if self.detail is not None and fits == self.provenance_below:
             self._render_detail()       # a new width moved it: on the border, or in the item
             return
-        self.query_one("#item_pane").border_subtitle = Text(     # Text: never read as markup
-            preview(self.detail.provenance, 2000) if self.detail is not None and fits else "")
+        subtitle = preview(self.detail.provenance, 2000) if self.detail is not None and fits else ""
+        if subtitle != self.pane_subtitle:      # set, it repaints the pane
+            self.pane_subtitle = subtitle
+            self.query_one("#item_pane").border_subtitle = Text(subtitle)   # never markup
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts

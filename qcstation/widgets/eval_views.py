@@ -284,6 +284,37 @@ def render_item(detail: ItemDetail | None, *, show_prompt: bool = False,
     return Group(*parts)
 
 
+class ItemRenders:
+    """:func:`render_item` of the items shown lately, kept by item (the same
+    :class:`ItemDetail` object) and how it was asked. An item shown again (``m`` and ``x``
+    open on the same items; the cursor back on a row) is then the very parts shown before,
+    which :class:`~qcstation.widgets.text_pane.TextPane` neither renders nor wraps again
+    (at 1M scores ~5 ms of a page key's CPU: the render, its wrap and the pane's repaint).
+    ``provenance_below`` ends the item with how the run measured (no room on the border)."""
+
+    def __init__(self, kept: int = 16) -> None:
+        self._kept: dict[tuple[Any, ...], tuple[ItemDetail, RenderableType]] = {}
+        self._size = kept
+
+    def render(self, detail: ItemDetail | None, *, show_prompt: bool,
+               first_task: str | None, provenance_below: bool = False) -> RenderableType:
+        if detail is None:
+            return render_item(None)
+        key = (id(detail), show_prompt, first_task, provenance_below)
+        kept = self._kept.pop(key, None)
+        if kept is None or kept[0] is not detail:
+            item = render_item(detail, show_prompt=show_prompt, first_task=first_task)
+            if provenance_below and isinstance(item, Group):
+                # whole at the item's end, wrapped, never cut
+                item = Group(*item.renderables, Text(""), Text(
+                    f"How the run measured: {preview(detail.provenance, 2000)}", style=DIM))
+            kept = (detail, item)
+        self._kept[key] = kept                  # the latest last
+        while len(self._kept) > self._size:
+            del self._kept[next(iter(self._kept))]
+        return kept[1]
+
+
 def render_item_header(detail: ItemDetail | None) -> RenderableType:
     """The item line and its question (the part both runs share)."""
     if detail is None:

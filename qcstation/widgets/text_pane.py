@@ -8,6 +8,11 @@ wraps a part when one of its lines is first painted, keeps the wrapped lines unt
 or the width changes, and counts the parts not wrapped yet by an estimate of their lines (each
 line's width over the pane's, rounded up), corrected as they are wrapped. Moving to another
 item wraps the first screenful; scrolling down wraps the rest as it shows.
+
+The lines of the parts shown lately are kept by part (the same object, at the same width and
+style): content made again of parts shown before (an item rendered once and kept, shown again
+with its tasks in another order) wraps none of them again, and content whose parts are the
+very ones shown is not drawn again at all (only brought back to its top).
 """
 
 from __future__ import annotations
@@ -20,11 +25,15 @@ from rich.console import Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from qcstation.widgets.scroll_size import set_virtual_size
+
+#: the parts whose wrapped lines are kept (a results item: 20-40 parts)
+PARTS_KEPT = 256
 
 
 class TextPane(ScrollView, can_focus=True):
@@ -47,6 +56,10 @@ class TextPane(ScrollView, can_focus=True):
         self._estimates: list[int] = []     # lines of each part not wrapped yet (estimated)
         self._width = 0                     # the width the lines were wrapped to
         self._style: Style | None = None
+        # by id(part): (the part, width, base style, its lines); the part is held, so its id
+        # names no other object while it is kept
+        self._kept: LRUCache[int, tuple[RenderableType, int, Style, list[Strip]]] = \
+            LRUCache(PARTS_KEPT)
         self._set_parts(content)
 
     @property
@@ -55,16 +68,26 @@ class TextPane(ScrollView, can_focus=True):
         return Group(*self._parts)
 
     def update(self, content: RenderableType) -> None:
-        """Show ``content`` (a ``Group``'s parts are wrapped one by one), from its top."""
-        self._set_parts(content)
+        """Show ``content`` (a ``Group``'s parts are wrapped one by one), from its top. The
+        very parts shown already (the same objects) are not drawn again."""
+        parts = self._parts_of(content)
+        if len(parts) == len(self._parts) and all(
+                new is old for new, old in zip(parts, self._parts)):
+            self.scroll_to(0, 0, animate=False, immediate=True)
+            return
+        self._parts = parts
+        self._forget()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
 
-    def _set_parts(self, content: RenderableType) -> None:
+    @staticmethod
+    def _parts_of(content: RenderableType) -> list[RenderableType]:
         if isinstance(content, Group):
-            self._parts = list(content.renderables)
-        else:
-            self._parts = [Text(content) if isinstance(content, str) else content]
+            return list(content.renderables)
+        return [Text(content) if isinstance(content, str) else content]
+
+    def _set_parts(self, content: RenderableType) -> None:
+        self._parts = self._parts_of(content)
         self._forget()
 
     def _forget(self) -> None:
@@ -79,6 +102,9 @@ class TextPane(ScrollView, can_focus=True):
 
     def _estimate(self, part: RenderableType) -> int:
         width = max(1, self._width)
+        kept = self._kept.get(id(part))
+        if kept is not None and kept[0] is part and kept[1] == self._width:
+            return len(kept[3])             # wrapped before at this width: its own count
         if isinstance(part, Text):
             return sum(max(1, -(-cell_len(line) // width)) for line in part.plain.split("\n"))
         return 1
@@ -98,6 +124,7 @@ class TextPane(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._style = None
+        self._kept.clear()
         self._forget()
 
     def _wrap_until(self, count: int) -> None:
@@ -112,10 +139,16 @@ class TextPane(ScrollView, can_focus=True):
         options = app.console_options.update(highlight=False, width=self._width, height=None)
         base = self.rich_style
         while self._done < len(self._parts) and len(self._lines) < count:
-            part = self.post_render(self._parts[self._done], base)
-            segments = console.render(part, options)
-            self._lines.extend(Strip(line) for line in Segment.split_and_crop_lines(
-                segments, self._width, include_new_lines=False, pad=False))
+            part = self._parts[self._done]
+            kept = self._kept.get(id(part))
+            if kept is None or kept[0] is not part or kept[1] != self._width or kept[2] != base:
+                segments = console.render(self.post_render(part, base), options)
+                kept = (part, self._width, base, [Strip(line) for line in
+                                                  Segment.split_and_crop_lines(
+                                                      segments, self._width,
+                                                      include_new_lines=False, pad=False)])
+                self._kept[id(part)] = kept
+            self._lines.extend(kept[3])
             self._done += 1
         self._resize_virtual()
 

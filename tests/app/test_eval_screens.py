@@ -21,6 +21,7 @@ from screens.results import ResultsScreen
 from screens.runs import RunsScreen
 from screens.dialogs.pick_run import PickRunModal
 from screens.side_by_side import SideBySideScreen
+from qcstation.widgets.text_pane import TextPane
 from screens.dialogs.start_run import FormError, StartRunModal, parse_run_form
 from tests.app.conftest import (ANNOTATOR, build_db, flat, make_config, notifications,
                                 open_screen, screen_text, settle)
@@ -615,13 +616,15 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
     import screens.results as results_screen
     from qcstation.eval import browse
 
+    from qcstation.widgets import eval_views
+
     drawn: list[Any] = []
-    render_item = results_screen.render_item
+    render_item = eval_views.render_item
     def counted(detail: Any, **kw: Any) -> Any:
         drawn.append(detail)
         return render_item(detail, **kw)
 
-    monkeypatch.setattr(results_screen, "render_item", counted)
+    monkeypatch.setattr(eval_views, "render_item", counted)
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -669,18 +672,23 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
         assert drawn == [screen.detail]        # the new one, once
         assert str(screen.query_one("#item_pane").border_title) == f"Item {first.item_key}"
         # a move onto another row of the item shown, whose metric puts the same task first (a
-        # metric and its strict twin), draws the pane again from its top, as before
+        # metric and its strict twin), shows the pane from its top, as before, the item as
+        # rendered already (not rendered again: ItemRenders)
         twin = next(i for i in range(1, len(rows)) if item(rows[i]) == item(rows[i - 1])
                     and results_screen.TASK_OF.get(rows[i].metric)
                     == results_screen.TASK_OF.get(rows[i - 1].metric))
         await pilot.press(*["down"] * (twin - 1))
         await settle(pilot)
+        pane = screen.query_one("#item_pane", TextPane)
+        pane.scroll_to(y=2, animate=False, immediate=True)
+        await settle(pilot)
+        assert pane.scroll_offset.y == 2
         drawn.clear()
         reads.clear()
         await pilot.press("down")
         await settle(pilot)
         assert screen.selected_row() == rows[twin] and reads == []
-        assert drawn == [screen.detail]
+        assert drawn == [] and pane.scroll_offset.y == 0
         await pilot.press(*["up"] * twin)
         await settle(pilot)
         # the next item's row shows the item read with the page (no read of it), once

@@ -8,6 +8,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import pytest
+
 from rich.console import Console, Group
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -94,3 +96,55 @@ async def test_new_content_and_a_new_width_start_from_the_top() -> None:
         pane.update(Text("plain"))
         await settle(pilot)
         assert _shown(pane)[0] == "plain" and pane.virtual_size.height == 1
+
+
+async def test_parts_shown_before_are_not_wrapped_again_nor_the_same_parts_painted_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Content made of parts shown before (the same objects, in another order) shows the lines
+    a console writes of it without wrapping any part again; the very parts shown already are
+    brought back to their top and not painted again."""
+    parts = _parts(30, "a")
+    app = PaneApp(Group(*parts))
+    async with app.run_test(size=(40, 12)) as pilot:
+        await settle(pilot)
+        pane = app.query_one(TextPane)
+        width = pane.scrollable_content_region.width
+        pane.scroll_end(animate=False, immediate=True)      # every part wrapped
+        await settle(pilot)
+        wrapped: list[Any] = []
+        painted: list[int] = []
+        post_render, render_line = pane.post_render, pane.render_line
+
+        def wrap(part: Any, style: Any) -> Any:
+            wrapped.append(part)
+            return post_render(part, style)
+
+        def paint(y: int) -> Any:
+            painted.append(y)
+            return render_line(y)
+
+        monkeypatch.setattr(pane, "post_render", wrap)
+        monkeypatch.setattr(pane, "render_line", paint)
+        again = Group(*parts[10:], *parts[:10])
+        pane.update(again)
+        await settle(pilot)
+        assert pane.scroll_y == 0 and painted
+        assert _shown(pane) == _lines(again, width)[:pane.size.height]
+        pane.scroll_end(animate=False, immediate=True)
+        await settle(pilot)
+        assert _shown(pane) == _lines(again, width)[-pane.size.height:]
+        assert wrapped == []                                # none wrapped again
+        painted.clear()
+        pane.update(Group(*again.renderables))              # the same parts: to the top only
+        await settle(pilot)
+        assert pane.scroll_y == 0
+        assert _shown(pane) == _lines(again, width)[:pane.size.height]
+        painted.clear()
+        pane.update(Group(*again.renderables))              # at the top already: no paint
+        await settle(pilot)
+        assert painted == [] and wrapped == []
+        fresh = Text("a new part")
+        pane.update(Group(fresh, *parts[:3]))               # a new part is wrapped, alone
+        await settle(pilot)
+        assert wrapped == [fresh]
+        assert _shown(pane)[:3] == _lines(Group(fresh, *parts[:3]), width)[:3]

@@ -357,7 +357,7 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
         return [Refused("add-operation", "grows", f"the story grows its amount at a rate "
                         f"({grows.group(0)!r}): whether one more grows with it reads two ways")]
     if (last is not None and isinstance(last.expr, BinOp) and last.expr.op == "*"
-            and (fixed := _FIXED_BY.search(question))):
+            and (fixed := _fixed_by(question))):
         # the answer is a multiple the story fixes by a relation or a limit: "Sam read twice
         # the amount of Pam. Sam also read 23 more pages." (GSM8K train 6362), "he still had
         # half as many magnets as Peter. Peter also has 7 more magnets." (2829), growth
@@ -396,7 +396,7 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
         # a rate allows in a time is fixed by the rate; whether the more are within it reads two ways
         return [Refused("add-operation", "scaled-answer", "the answer is what a rate allows: "
                         "'can also ... more' contradicts the rate or reads two ways")]
-    if relation := _FIXED_BY.search(sents[-1][2]):
+    if relation := _fixed_by(sents[-1][2]):
         # "Nedy also ate 3 more crackers. If Nedy ate twice the amount on Friday, how many
         # crackers did Nedy eat in all?" (train 5881): a relation said after the new sentence
         # may scale its amount too
@@ -410,6 +410,15 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
         return [Refused("add-operation", "scope", f"the story states an amount per {scope[0]} and "
                         f"the question asks over {scope[1]!r}: whether the added amount is per "
                         f"{scope[0]} or in all reads two ways")]
+    if counted := _ASKED_OVER.search(sents[-1][2]):
+        # "There are also 59 more sticks of gum. How many sticks of gum are there in 8 brown
+        # boxes?", "She also sold 19 more boxes. How many boxes did she sell over the three days?"
+        # (Friday, Saturday and Sunday each told), "She will also make $454 more. How much money
+        # will she make in total for the two months?" (lead's reading of the tuning draw): the
+        # question counts over things the story tells one by one
+        return [Refused("add-operation", "scope", f"the question asks over a number of things "
+                        f"({counted.group(0)!r}): whether the added amount is within them or "
+                        "beside them reads two ways")]
     subject = template.split(" also ")[0].split(" ")[0]
     if subject not in ("There", "He", "She", "They", "It") and (related := _related(subject, sents[:-1])):
         # "Tino has 24 more jellybeans than Lee. ... Tino also has 15 more jellybeans." (train
@@ -483,12 +492,26 @@ _FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twic
                        # caps." (train 7419); "The roosters outnumber the hens 2 to 1. There
                        # are also 215 more roosters. If there are 9,000 chickens ..." (3224)
                        r"entire|exactly|outnumber\w*|ratios?|\d+ to \d+)\b", re.IGNORECASE)
+#: a share of a whole: "50 percent of his fights were knockouts, and 20 percent of the knockouts
+#: were in the first round. Rocky also had 8 more knockouts." (lead's reading of the tuning draw:
+#: 3 of its 14 added-operation items whose answer is a product); looked for after the relations
+#: above, so that a reason names the relation where there is one
+_SHARE = re.compile(r"\b(?:percent|(?:one|two|three|four)[ -](?:thirds?|quarters?|fourths?|fifths?)|"
+                    r"an? (?:third|quarter|fourth|fifth))\b|\b\d+/\d+\b|\b\d[\d.,]*\s*%", re.IGNORECASE)
+
+
+def _fixed_by(text: str) -> re.Match[str] | None:
+    """The first relation (:data:`_FIXED_BY`) of ``text``, else its first share (:data:`_SHARE`)."""
+    return _FIXED_BY.search(text) or _SHARE.search(text)
 #: a sentence that runs on into another without its period: "$58 If Elsa spent ...", "... 3 hours
 #: How many ...": a word that opens a clause, capitalized after a word or number
 _RUN_ON = re.compile(r"(?<=[a-z0-9%$)])\s+(?:If|When|How|What|Then|After|So|But|In|On|She|He|They|It|"
                      r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward)\b")
 _SPLIT_WHOLE = re.compile(r"\b(?:first|second|other|last) half\b|\b(?:for )?the rest of the\b", re.IGNORECASE)
 _PART_COUNT = rf"(?:\d[\d,.]*|{'|'.join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True))})"
+#: the asking clause counts over a number of things: "How many ... in 8 brown boxes?", "over the three days"
+_ASKED_OVER = re.compile(rf"\bhow (?:many|much)\b[^?]*?\b(?:in|over|for|during|within|after) "
+                         rf"(?:the |these |those |all )?{_PART_COUNT}\b[^?]*", re.IGNORECASE)
 #: a whole told part by part in numbers: "the first 20 minutes" ... "the second 20 minutes"
 _FIRST_PART = re.compile(rf"\bfirst {_PART_COUNT} [a-z]+", re.IGNORECASE)
 _LATER_PART = re.compile(rf"\b(?:second|next|last|remaining|final|other) {_PART_COUNT} [a-z]+", re.IGNORECASE)

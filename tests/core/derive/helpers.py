@@ -282,12 +282,25 @@ PINGPONG = {  # the shipped GSM8K sample (lead's reading of the quickstart set):
     "givens": {},
 }
 
+ROCKY = {  # held-out GSM8K train (lead's reading of the tuning draw): the answer is a share of a whole
+    "question": "Rocky boxed 190 fights in his career.  50 percent of his fights were knockouts, and 20 percent of the knockouts were in the first round.  How many knockouts did Rocky have in the first round?",
+    "answer": "Knockouts:190(.50)=95\nFirst Round:95(.2)=19\n#### 19",
+    "givens": {},
+}
+
+GUM = {  # held-out GSM8K train (lead's reading of the tuning draw): the question counts over boxes
+    "question": "A warehouse store sells cartons of gum. Each carton contains 5 packs of gum, and there are 3 sticks of gum in each pack. Each brown box contains 4 cartons of gum. How many sticks of gum are there in 8 brown boxes?",
+    "answer": "5 packs of gum contain 5*3=<<5*3=15>>15 sticks of gum.\nIf each brown box contains 4 cartons, 8 brown boxes contain 8 * 4= <<8*4=32>>32 cartons.\nSo, 8 brown boxes contain 32 * 15=<<32*15=480>>480 sticks of gum.\n#### 480",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
          "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA,
          "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE,
          "fluid": FLUID, "marathon": MARATHON, "walks": WALKS,
-         "candy": CANDY, "vase": VASE, "trip": TRIP, "pingpong": PINGPONG}
+         "candy": CANDY, "vase": VASE, "trip": TRIP, "pingpong": PINGPONG,
+         "rocky": ROCKY, "gum": GUM}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -345,6 +345,21 @@ def test_no_operation_is_added_to_a_whole_told_part_by_part_in_numbers(tmp_path)
     assert "'first 20 minutes'" in out.reason and "'second 20 minutes'" in out.reason, out
 
 
+def test_no_operation_is_added_to_a_share_or_over_things_the_question_counts(tmp_path) -> None:
+    """The lead's reading of the tuning draw's added-operation items whose answer is a product:
+    "50 percent of his fights were knockouts, and 20 percent of the knockouts were in the first
+    round. Rocky also had 8 more knockouts. How many knockouts did Rocky have in the first round?"
+    (19 + 8: a share of a whole has no more of it), and "There are also 59 more sticks of gum. How
+    many sticks of gum are there in 8 brown boxes?" (in the boxes, or beside them?)."""
+    db = make_db(tmp_path, ["rocky", "gum"], bind=False)
+    rocky, gum = parent_of(db, "rocky"), parent_of(db, "gum")
+    assert rocky.rule is not None and gum.rule is not None
+    (out,) = add_operation(rocky, OPTS, "t:rocky")
+    assert isinstance(out, Refused) and out.code == "scaled-answer" and "'percent'" in out.reason, out
+    (out,) = add_operation(gum, OPTS, "t:gum")
+    assert isinstance(out, Refused) and out.code == "scope" and "in 8 brown boxes" in out.reason, out
+
+
 def test_a_relation_of_any_verb_in_the_subjects_own_clause_fixes_its_amount() -> None:
     """GSM8K test (lead's reading of its add-operation items): "Tommy caught 3 more fish than
     Darren ... Tommy also caught 7 more fish. ... how many fish did Tommy catch?" read two ways as

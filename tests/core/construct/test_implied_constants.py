@@ -474,3 +474,11 @@ def test_a_month_of_workweeks_is_four_weeks() -> None:
                                   "earns 4*$600 = $<<4*600=2400>>2400.\n#### 2400", "2400"))
     assert made.value == 2400
     assert made.steps[1].sexpr == "(* k_weeks_per_month s1_clerk_earns)"
+
+
+def test_a_pair_the_words_give_the_same_number_shares_its_total() -> None:
+    q = "Ana, Ben, and Cy picked 50 pears. If Ben and Cy picked the same number of pears and Ana picked 10, how many pears did Ben pick?"
+    made = rule_for_seed(_seed(q, "Ben and Cy picked 50 - 10 = <<50-10=40>>40 pears.\nBen picked 40/2 = <<40/2=20>>20 "
+                                  "pears.\n#### 20", "20"))
+    assert made.value == 20
+    assert made.steps[1].sexpr == "(/ s1_pears w_ben_and_cy)"

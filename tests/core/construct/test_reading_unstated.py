@@ -192,3 +192,11 @@ def test_both_is_the_factor_where_twice_is_an_earlier_steps() -> None:
                           "games.\nIn all 5+10+4=<<5+10+4=19>>19 games.\n#### 19"})
     assert made.value == 19
     assert made.steps[1].sexpr == "(* g2_games k_both)"
+
+
+def test_buy_one_get_one_free_pays_for_half() -> None:
+    q = "Rosa buys hats on a buy one get one free deal. Hats cost $4 each and she takes home 12 hats. How much does she pay?"
+    made = rule_for_seed({"question": q, "answer_text": "24", "source": "gsm8k", "solution":
+                          "Rosa pays for 12/2=<<12/2=6>>6 hats.\nThat costs 6*4=$<<6*4=24>>24.\n#### 24"})
+    assert made.value == 24
+    assert made.steps[0].sexpr == "(/ g1_hats k_items_per_buy_one_get_one)"

@@ -37,7 +37,7 @@ from qcstation.core.construct.make.rules.sharers import sharers, sharers_value
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
 from qcstation.core.construct.make.rules.scaled import SCALED_FACTORS
-from qcstation.core.construct.make.rules.unstated import ONE_WAY_WORDS, line_percent, month_of_days, sentence_list, sentence_names
+from qcstation.core.construct.make.rules.unstated import BUY_ONE_GET_ONE, ONE_WAY_WORDS, line_percent, month_of_days, sentence_list, sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "factor_value", "implied_constant"]
 
@@ -74,6 +74,8 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(2), r"\bbicycles?\b|\bbikes?\b", "k_wheels_per_bicycle"),
     (Fraction(3), r"\btricycles?\b", "k_wheels_per_tricycle"),
     (Fraction(2), r"\bboth\b", "k_both"),
+    # "buys steaks for buy one get one free" / "He pays for 20/2 pounds": each two taken, one paid for
+    (Fraction(2), BUY_ONE_GET_ONE, "k_items_per_buy_one_get_one"),
     (Fraction(5), r"\bweekdays?\b|\b(?:work|school) ?weeks?\b|\bschool ?days\b|\bmonday\s*(?:through|to|[-–])\s*friday\b",
      "k_weekdays_per_week"),
     (Fraction(12), r"\bmonths?\b|\bmonthly\b|\byears?\b", "k_months_per_year"),
@@ -118,6 +120,7 @@ _LINE_WORDS: dict[str, InOrder] = {
                                        r"|\b(?:tires?|wheels?)\b.*\bbi(?:ke|cycle)s?\b", re.I),
     "k_wheels_per_tricycle": InOrder(r"\btricycles?\b", re.I),
     "k_both": InOrder(r"\bboth\b", re.I),
+    "k_items_per_buy_one_get_one": InOrder(BUY_ONE_GET_ONE, re.I),
     **{name: InOrder(rf"\b(?:{big}|{small})\b", re.I) for _, big, small, name in _UNIT_PAIRS},
     "k_months_per_quarter": InOrder(r"\bmonths?\b.*\bquarter(?:s|ly)?\b|\bquarter(?:s|ly)?\b.*\bmonths?\b", re.I),
 }

@@ -412,6 +412,12 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
         # "... less than Jenny's, and Bob's grade was equal to half of Jason's") divides for that one
         # (a pair sharing a total by its difference is read below)
         return cands[0][0]
+    if not named and len(cands) == 1 and role == "divisor" and _said_same_after(question, cands[0][0]) \
+            and not _word_given_of(v, question):
+        # "If Kyle and Tasha caught the same number of fish" / "Kyle caught 28/2": the list's own words
+        # give each member an equal share, the share of the one member the line names (never where a
+        # word given of the value, "half", could be what the line divides by)
+        return cands[0][0]
     if not named and role == "divisor":
         total = _total_of_one_member(cands, question, line)
         if total is not None:
@@ -445,6 +451,24 @@ def _shared_by_list(question: str, text: str) -> bool:
     where the line says none."""
     at = question.find(text)
     return at >= 0 and question.count(text) == 1 and bool(_SHARED_RIGHT_AFTER.match(question, at + len(text)))
+
+
+_SAME_AFTER = re.compile(r"\s+(?:[a-z]+\s+){0,2}?the\s+same\s+(?:number|amount|quantity)\s+of\b", re.I)
+
+
+def _said_same_after(question: str, text: str) -> bool:
+    """Does the question write the list ``text`` once, right before words that give its members the
+    same number ("Kyle and Tasha caught the same number of fish")?"""
+    at = question.find(text)
+    return at >= 0 and question.count(text) == 1 and bool(_SAME_AFTER.match(question, at + len(text)))
+
+
+def _word_given_of(v: Fraction, question: str) -> bool:
+    """Does the question write a word given of value ``v`` ("half": 2)?"""
+    from qcstation.core.construct.make.rules.phrases import stated_word_givens
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    return any(v in WORD_GIVENS[p] for p in stated_word_givens(question.lower()))
 
 
 _COLOURS = frozenset("red orange yellow green blue purple pink white black brown gray grey violet".split())

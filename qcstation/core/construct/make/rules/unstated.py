@@ -61,7 +61,7 @@ class Computation(Protocol):
     value: Fraction
     written: Fraction
 
-__all__ = ["ONE_WAY_WORDS", "SENTENCE_GATED", "line_percent", "month_of_days", "sentence_list", "percent_totals", "sentence_names", "unwritten_conversions"]
+__all__ = ["BUY_ONE_GET_ONE", "ONE_WAY_WORDS", "SENTENCE_GATED", "line_percent", "month_of_days", "sentence_list", "percent_totals", "sentence_names", "unwritten_conversions"]
 
 #: the words of a trip made both ways: "back and forth", "a round trip", "there and back", "to and
 #: from school", "forth and back", "20 miles to work each way", "walk to school and back", "trips out
@@ -75,10 +75,14 @@ ROUND_TRIP_WORDS = (r"\bback and forth\b|\bforth and back\b|\bround[- ]trips?\b|
 #: sentence alone: "The one-way distance ... is 5 miles" / "he drives 5*2" says no way back)
 ONE_WAY_WORDS = ROUND_TRIP_WORDS + r"|\bone[- ]way\b"
 
+#: a sale of two items for the price of one ("buy one get one free", "buy one, get one free")
+BUY_ONE_GET_ONE = r"\bbuy[- ]one,?[- ]get[- ]one[- ]free\b"
+
 #: the named factors a line may tie to the question by the sentence of their words
 SENTENCE_GATED: dict[str, re.Pattern[str]] = {
     "k_ways_of_a_round_trip": re.compile(ROUND_TRIP_WORDS, re.I),
     "k_both": re.compile(r"\bboth\b", re.I),
+    "k_items_per_buy_one_get_one": re.compile(BUY_ONE_GET_ONE, re.I),
 }
 
 

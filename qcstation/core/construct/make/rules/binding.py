@@ -9,9 +9,9 @@ For one use of a value the question states, in this order:
    a money place never agrees with a use the line writes as a count of what it prices ("2 cards");
 2. a unit factor the solution names ("100%", "60 minutes") where every place names something
    else: not a given (:mod:`.constants` names the factor);
-3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence
-   around each place that shares the most words with the step's line, if no other use took it;
-   words alike at several places ("7 shells + 2 shells + 4 shells"): the sentence of the other numbers;
+3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence around each
+   place that shares the most words with the line, if no other use took it; "7 shells + 2 shells +
+   4 shells" of several places of "2 shells": the one in the sentence of the step's other numbers;
 4. a word given the line writes ("Half of ... is 40/2") or whose object the use's words name ("2
    towels/pillow case" for "twice as many towels"), or a word that multiplies stated in the
    sentence of the step's other numbers where no count of its value is ("100 acres more than
@@ -27,11 +27,11 @@ For one use of a value the question states, in this order:
    multiply by comparing ("16 - 4" for "four minutes", not "four times as long");
 6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
-7. by order, among the places whose words agree (else all), the first no other use took and no
-   other line's words name alone ("every 2 days is 6 x 2" for "2 x 3"), words alike at each the one
-   whose sentence the line names (:func:`.clause_words.tied_by_sentence`); when only one place is left
-   and there are as many uses as places, that one (not by order); a divisor of a value used more
-   often than placed, its line naming no place, is the word ("half") the question writes for it.
+7. by order, among the places whose words agree (else all), the first no other use took and no other
+   line's words name alone ("every 2 days is 6 x 2" for "2 x 3"), unless the words agree with each
+   and the line names one's sentence (:func:`.clause_words.tied_by_sentence`); when only one
+   place is left and there are as many uses as places, that one (not by order); a divisor of a value used
+   more often than placed, its line naming no place, is the word ("half") the question writes for it.
 
 Uses tied by order that decide anything are reported (:meth:`Binder.order_bound`): the rule
 records them as uncertain and the item is not rule-made.
@@ -63,7 +63,7 @@ from qcstation.core.construct.make.rules.clause_words import (annotated_results,
 from qcstation.core.reading.inline import written_outside_computations
 from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, per_article, _AVERAGE_STEMS, _CONVERSIONS,
                                                                _FACTOR_STEMS as _FACTOR_STEMS, _IMPLIED,
-                                                               _WEEKDAY_LIST, QuestionNumber as QuestionNumber,
+                                                               _WEEKDAY_LIST, QuestionNumber as QuestionNumber, place_by_written_form,
                                                                _counted, _sentence_of)
 
 
@@ -178,6 +178,9 @@ class Binder:
             # "If you add Ashley ... 30+1" of "including Ashley": Ashley herself, a named one (ones)
             return None
         occ = self.by_value.get(v, [])
+        by_form = place_by_written_form(self.leaf.text or "", v, line, self.nums, occ) if self.leaf is not None else None
+        if by_form is not None:  # "3/5*400" for "3/5 of the mangoes", not "60%"
+            return by_form
         stems: frozenset[str] = frozenset()
         agree: list[int] = []
         counted = counted_noun(line, v, nth) if line else None  # "$6/card * 2 cards": no price of "3 $2 cards"

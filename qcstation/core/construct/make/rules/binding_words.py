@@ -10,7 +10,8 @@ is chosen for it (the tables and helpers :mod:`.binding` reads; no binding happe
 - :data:`_WEEKDAY_LIST`: a list of weekdays the question names (days it counts);
 - :func:`per_article`: an article that is a rate's "per" ("pages a day", "$5 an hour"), no count;
 - :func:`_sentence_of`, :func:`_counted`: the sentence around a place, and whether a place is
-  written as a count.
+  written as a count;
+- :func:`place_by_written_form`: a fraction the step writes as the question writes one place of it.
 """
 
 from __future__ import annotations
@@ -96,3 +97,20 @@ def per_article(question: str, start: int) -> bool:
     off")? A rate's unit is never a term of a sum or difference ("26 days - 1 day" for "the one
     day" of "100 pages on the 23rd" is no "pages a day")."""
     return bool(_BEFORE_PER.search(question[max(0, start - 40):start]))
+
+
+
+def place_by_written_form(text: str, v: Fraction, line: str, nums: list[QuestionNumber], occ: list[int]) -> int | None:
+    """The place of a fraction ``v`` the step writes as ``text`` where its form tells the places
+    apart: "3/5*400" for the question's "3/5 of the mangoes" beside "60%" (a percent, which the
+    solution writes "60/100"). Only a fraction that is no whole number, stated as a percent at one
+    place and as "a/b" at the other, on a line that names no percent ("60% is 3/5, so 3/5*240" is
+    the percent's); a decimal (".6") is either's form, never read here; else None."""
+    places = list({nums[j].start: j for j in occ}.values())
+    text = text.replace(" ", "")
+    if v.denominator == 1 or len(places) != 2 or "/" not in text or text.endswith("/100") \
+            or re.search(r"%|\bpercent", line, re.I):
+        return None
+    percents = [j for j in places if nums[j].percent]
+    written = [j for j in places if not nums[j].percent and nums[j].text.replace(" ", "") == text]
+    return written[0] if len(percents) == 1 and len(written) == 1 else None

@@ -33,3 +33,11 @@ def test_money_divided_by_a_coin_worth_counts_the_coins() -> None:
                                   "because 4.5 / .25 = <<4.5/.25=18>>18.\n#### 18", "18"))
     assert made.value == 18
     assert made.steps[1].sexpr == "(/ s1_quarters_worth k_dollars_per_quarter)"
+
+
+def test_a_price_in_dollars_counted_in_cents() -> None:
+    q = "Ivy gets $3.50 from her aunt. She keeps 6 dimes and spends the rest. How many cents did she spend?"
+    made = rule_for_seed(_seed(q, "She keeps 6*10 = <<6*10=60>>60 cents.\nShe spent 350-60 = <<350-60=290>>290 "
+                                  "cents.\n#### 290", "290"))
+    assert made.value == 290
+    assert made.steps[1].sexpr == "(- (* g2_aunt k_cents_per_dollar) s1_cents)"

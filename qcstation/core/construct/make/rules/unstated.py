@@ -165,9 +165,19 @@ def _converted(v: Fraction, givens: Givens, line: str) -> Expr | None:
         for n in once:
             if n.value > 1 and n.value * factor == v and re.match(rf"\s*-?\s*(?:{big})\b", q[n.start + len(n.text):], re.I):
                 found.append(BinOp("*", Num(n.value, n.text.lstrip("$")), Num(factor, name)))
+    # a price in dollars a question that counts in cents converts ("Pete and Raymond each receive
+    # $2.50 ... How much did they spend altogether, in cents?" / "Raymond spent 250-70 cents"): where
+    # the question and the line say cents
+    if _CENTS.search(q) and _CENTS.search(line):
+        for n in once:
+            if n.value * 100 == v and n.start > 0 and q[n.start - 1] == "$" and n.value.denominator != 1:
+                found.append(BinOp("*", Num(n.value, n.text.lstrip("$")), Num(Fraction(100), "k_cents_per_dollar")))
     # one place with the larger unit after it; the binder ties its number to that place by the
     # line's words (a second place of the value with another unit is another quantity)
     return found[0] if len(found) == 1 else None
+
+
+_CENTS = re.compile(r"\bcents?\b", re.I)
 
 
 def unwritten_conversions(comps: Sequence[Computation], exprs: list[Expr], givens: Givens | None,

@@ -187,3 +187,58 @@ async def test_rows_added_at_once_are_the_rows_add_row_adds() -> None:
         assert sorted(highlighted) == [("fixed", 0), ("plain", 0)], highlighted
         with pytest.raises(data_table_module.DuplicateKey):
             fixed.add_many([(ROWS[0], "k1")])
+
+
+async def test_a_page_shown_again_draws_its_kept_lines_and_a_change_is_drawn_anew() -> None:
+    """Rows shown again where they were (a page, another, the first again) draw the lines
+    they drew, not their cells, and those lines are DataTable's; a cell changed, the cursor
+    or the hover moved, the focus gone, each draws the lines it changes anew, right."""
+    from textual.coordinate import Coordinate
+
+    app = TwoTables()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one("#fixed", FixedTable)
+        table.cursor_type, table.zebra_stripes = "row", True
+        drawn: list[Any] = []
+        draw = table._render_line_in_row
+
+        def counted(row_key: Any, *args: Any, **kwargs: Any) -> Any:
+            drawn.append(row_key.value)
+            return draw(row_key, *args, **kwargs)
+
+        table._render_line_in_row = counted  # type: ignore[method-assign]
+
+        def right() -> list[list[Any]]:
+            """The table's lines, checked against DataTable's route."""
+            fast = _frame(table)
+            table.fast_cells = False
+            slow = _frame(table)
+            table.fast_cells = True
+            table._clear_caches()
+            assert fast == slow
+            return fast
+
+        other = [(Text("#9 other"), Text("mawps-3"), Text("correct"))] * 40
+        set_rows(table, COLUMNS, ROWS, KEYS)
+        await pilot.pause()
+        first = right()
+        set_rows(table, COLUMNS, other, [f"o{i}" for i in range(40)])
+        await pilot.pause()
+        assert right() != first
+        drawn.clear()
+        set_rows(table, COLUMNS, ROWS, KEYS)
+        await pilot.pause()                                    # painted
+        assert _frame(table) == first and drawn == []          # from its kept lines
+        assert right() == first
+        drawn.clear()
+        table.update_cell("k2", "verdict", Text("error"))        # a cell changed
+        await pilot.pause()
+        changed = _frame(table)
+        assert "k2" in drawn and " error " in "".join(s.text for s in changed[2])
+        assert right() == changed
+        for move in (lambda: table.move_cursor(row=3),
+                     lambda: setattr(table, "hover_coordinate", Coordinate(5, 0)),
+                     lambda: app.set_focus(None)):
+            move()
+            await pilot.pause()
+            right()

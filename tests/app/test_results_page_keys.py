@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.geometry import Region
 
 from db import Store
 from qcstation.app import make_app
 from qcstation.widgets import eval_views
-from qcstation.widgets.eval_views import TASK_TITLES
+from qcstation.widgets.eval_views import SHORT, TASK_TITLES
+from qcstation.widgets.fixed_table import FixedTable
 from qcstation.widgets.text_pane import TextPane
 from screens.results import TASK_OF, ResultsScreen
 from tests.app.conftest import ANNOTATOR, build_db, make_config, open_screen, settle
@@ -36,6 +38,20 @@ def one_run(tmp_path: Path) -> tuple[Path, int]:
 def _pane_lines(pane: TextPane) -> list[str]:
     """The item pane's lines as painted."""
     return [pane.render_line(y).text.rstrip() for y in range(pane.size.height)]
+
+
+def _rows_shown(table: FixedTable) -> list[str]:
+    """The table's lines as painted (its border, the header, the rows), checked against
+    DataTable's own route (no line kept from another page)."""
+    region = Region(0, 0, table.size.width, table.size.height)
+    fast = [strip.text.rstrip() for strip in table.render_lines(region)]
+    table.fast_cells = False
+    table._clear_caches()
+    slow = [strip.text.rstrip() for strip in table.render_lines(region)]
+    table.fast_cells = True
+    table._clear_caches()
+    assert fast == slow
+    return fast
 
 
 def _first_task(lines: list[str]) -> str:
@@ -72,6 +88,13 @@ async def test_m_and_x_show_the_first_rows_item_its_metrics_task_first_rendered_
                 assert row.metric == (screen.filters.metric or first.metric)
                 assert (row.run_id, row.seed_id, row.sample_idx) == (
                     first.run_id, first.seed_id, first.sample_idx)
+                table = screen.query_one("#results_table", FixedTable)
+                rows = _rows_shown(table)
+                assert rows[0].startswith("╭") and rows[1].split()[1:3] == ["Run", "Item"]
+                assert len(rows) > 5
+                for line, shown_row in zip(rows[2:-1], must(screen.page).rows):
+                    assert shown_row.item_key in line and SHORT[shown_row.metric] in line
+                    assert shown_row.verdict in line or "/100" in line
                 lines = _pane_lines(pane)
                 assert first.item_key in lines[0]
                 assert _first_task(lines) == TASK_TITLES[TASK_OF[row.metric]]

@@ -46,6 +46,7 @@ from qcstation.core.construct.check.worded_links import (count_of_a_percent_valu
 from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.word_clauses import vouched_by_word_clauses
 from qcstation.core.construct.check.written_forms import vouched_by_written_form
+from qcstation.core.construct.check.lines_apart import vouched_by_lines_apart
 from qcstation.core.construct.check.own_result import crossed_twin, own_line, place_by_line, without_result
 from qcstation.core.construct.check.sentence_operands import vouched_by_sentence_operands
 from qcstation.core.construct.check.partitive_rates import partitive_rate_problems
@@ -556,6 +557,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not word_by_its_sentence(given, expr, line, cands, occurrences, defs, values, question, _is_given) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not vouched_by_written_form(given, line, v, cands) \
+                and not (defs is not None and values is not None
+                         and vouched_by_lines_apart(given, v, cands, defs, values, solution, _is_given)) \
                 and not (defs is not None and values is not None and (
                     vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)
                     or vouched_by_word_clauses(given, v, cands, defs, values, solution, _is_given, question)

@@ -28,8 +28,8 @@ For one use of a value the question states, in this order:
 6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 7. by order, among the places whose words agree (else all), the first no other use took and no other
-   line's words name alone ("every 2 days is 6 x 2" for "2 x 3"), unless the words agree with each
-   and the line names one's sentence (:func:`.clause_words.tied_by_sentence`); when only one
+   line's words name alone ("every 2 days is 6 x 2" for "2 x 3"), unless each line names one place apart
+   or the words agree with each and the line names one's sentence (:mod:`.clause_words`); when only one
    place is left and there are as many uses as places, that one (not by order); a divisor of a value used
    more often than placed, its line naming no place, is the word ("half") the question writes for it.
 
@@ -58,8 +58,8 @@ from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.sum_terms import a_term, flat_ops, term_by_result
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, best_sentence, clause_place,
-                                                               operand_numbers, phrase_place, rate_place, single_places,
-                                                               tied_by_sentence)
+                                                               operand_numbers, phrase_place, places_named_apart,
+                                                               rate_place, single_places, tied_by_sentence)
 from qcstation.core.reading.inline import written_outside_computations
 from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, per_article, _AVERAGE_STEMS, _CONVERSIONS,
                                                                _FACTOR_STEMS as _FACTOR_STEMS, _IMPLIED,
@@ -658,7 +658,8 @@ class Binder:
             # ("his fish ate half of them" / "10/2 = 5 rocks" beside "spit two out", whose "two" the
             # "5+2" takes) is that word, never the count in a second role
             return None
-        tied = tied_by_sentence(free, self.nums, self.question, self.line, v, self._nth)
+        tied = places_named_apart(v, occ, free, self.nums, self.exprs, self.lines or [], self.step)
+        tied = tied_by_sentence(free, self.nums, self.question, self.line, v, self._nth) if tied is None else tied
         if tied is not None:
             return tied
         k = self.uses.get(v, 0)

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.reading.clause_places import CLAUSE_STOP, PER_UNIT, clause_stems
+from qcstation.core.reading.expr import leaves
 from qcstation.core.reading.words import (_STOP, _WORD, ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value, solution_stems, stem)
 
 #: stems that tell no quantity from another: units of every price and percent, totals
@@ -295,3 +296,27 @@ def tied_by_sentence(free: list[int], nums: Sequence[Any], question: str, line: 
         return None
     best = best_sentence(free, nums, question, line_stems(line))
     return best[0] if len({nums[j].start for j in best}) == 1 else None
+
+
+def places_named_apart(v: Fraction, places: list[int], free: list[int], nums: Sequence[Any], exprs: Sequence[Any],
+                       lines: Sequence[str], step: int) -> int | None:
+    """The place of ``v`` (one of ``free``) that ``step``'s line names, where each line that writes
+    ``v`` names the words of one place and of no other ("From her daughters, Olga has 3 x 6" and "From
+    her sons, she has 3 x 5" for "3 daughters and 3 sons"; "$15 x 2 = $30 for the laptop repairs" for
+    "2 laptop repairs, and 2 computer repairs"): a place's own words are those no other place of ``v``
+    has. Only where every step (``exprs``, one a line) writes ``v`` once, as many steps as places,
+    each line naming another place; else None (a line that writes ``v`` twice, "(138-2)/2", is no
+    such reading)."""
+    uses = [(i, k) for i, e in enumerate(exprs) if (k := sum(1 for leaf in leaves(e) if leaf.text and leaf.value == v))]
+    at = list({nums[j].start: j for j in places}.values())
+    if len(at) < 2 or len(uses) != len(at) or any(k != 1 or not 0 <= i < len(lines) for i, k in uses):
+        return None
+    own = {j: nums[j].stems - frozenset().union(*(nums[k].stems for k in at if k != j)) for j in at}
+    out: dict[int, int] = {}  # step -> the place its line names
+    for i, _ in uses:
+        said = line_stems(lines[i])
+        named = [j for j in at if own[j] & said]
+        if len(named) != 1:
+            return None
+        out[i] = named[0]
+    return out[step] if len(set(out.values())) == len(at) and out.get(step) in free else None

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice, zip_longest
 from typing import Any
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -321,17 +322,23 @@ class FixedTable(RowTable):
 
 def widths(labels: Sequence[str], rows: Sequence[Sequence[Text]]) -> list[int]:
     """Each column's width: its widest cell's, at least its label's."""
-    return [max([len(label), *(row[i].cell_len for row in rows)])
+    return [max(len(label), max((cell_len(row[i].plain) for row in rows), default=0))
             for i, label in enumerate(labels)]
 
 
 def set_rows(table: DataTable[Any], columns: Sequence[tuple[str, str]],
              rows: Sequence[Sequence[Text]], keys: Sequence[str]) -> None:
     """Replace the table's columns and rows: ``columns`` are (label, key), each as wide as
-    its widest cell; ``keys`` name the rows."""
-    table.clear(columns=True)
-    for (label, key), width in zip(columns, widths([c[0] for c in columns], rows), strict=True):
-        table.add_column(label, key=key, width=width)
+    its widest cell; ``keys`` name the rows. Columns as they are (the same labels, keys and
+    widths: most pages of the results) are kept, only the rows replaced."""
+    sized = list(zip(columns, widths([c[0] for c in columns], rows), strict=True))
+    kept = [(str(c.label), c.key.value, c.width, c.auto_width) for c in table.ordered_columns]
+    if kept == [(label, key, width, False) for (label, key), width in sized]:
+        table.clear()
+    else:
+        table.clear(columns=True)
+        for (label, key), width in sized:
+            table.add_column(label, key=key, width=width)
     if isinstance(table, FixedTable):
         table.add_many(zip(rows, keys, strict=True))
         table.apply_dimensions()

@@ -242,3 +242,36 @@ async def test_a_page_shown_again_draws_its_kept_lines_and_a_change_is_drawn_ane
             move()
             await pilot.pause()
             right()
+
+
+async def test_rows_in_columns_as_they_were_keep_the_columns(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page whose columns come out as the table's (labels, keys, widths) replaces the rows
+    only; a wider cell makes the columns again, as wide as it."""
+    app = TwoTables()
+    async with app.run_test(size=(80, 24)) as pilot:
+        fixed = app.query_one("#fixed", FixedTable)
+        set_rows(fixed, COLUMNS, ROWS, KEYS)
+        await pilot.pause()
+        added: list[Any] = []
+        add_column = fixed.add_column
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            added.append(args)
+            return add_column(*args, **kwargs)
+
+        monkeypatch.setattr(fixed, "add_column", counted)
+        same = [(Text(f"#{i} model-{i}"), Text(f"gsm8k-{i * 41}"), Text("correct"))
+                for i in range(1, 41)]
+        set_rows(fixed, COLUMNS, same, [f"s{i}" for i in range(40)])
+        await pilot.pause()
+        assert added == []
+        assert [str(fixed.get_row_at(i)[1]) for i in (0, 39)] == ["gsm8k-41", "gsm8k-1640"]
+        assert [c.width for c in fixed.ordered_columns] == widths(["Run", "Item", "Verdict"],
+                                                                  same)
+        wider = [(Text("#1 a much longer model name"), Text("gsm8k-1"), Text("wrong"))]
+        set_rows(fixed, COLUMNS, wider, ["w1"])
+        await pilot.pause()
+        assert [a[0] for a in added] == ["Run", "Item", "Verdict"]
+        assert [c.width for c in fixed.ordered_columns] == [27, 7, 7]
+        assert "#1 a much longer model name" in screen_text(app)

@@ -666,3 +666,35 @@ async def test_an_empty_chart_says_there_is_no_data_and_what_makes_some(tmp_path
         await open_screen(pilot, ChartsScreen([run_id]))
         assert "No data" not in flat(screen_text(app))
         assert "No scores yet" not in flat(screen_text(app))
+
+
+def test_a_pages_run_and_item_names_are_cut_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A results page of 50 rows of one run and five items cuts the run's name once and each
+    item's name at most twice (to measure it, then at its column's width), not once a row,
+    into the same cells."""
+    from types import SimpleNamespace
+
+    from qcstation.widgets import eval_views
+
+    rows = [SimpleNamespace(run_label="#3 baseline-gpt-4o-mini-2024-07-18",
+                            item_key=f"gsm8k-{i % 5}~variant.v{i % 5}", sample_idx=i % 3,
+                            metric="ar", verdict="wrong" if i % 4 else "correct", score=None,
+                            extracted=str(i)) for i in range(50)]
+    expected = [tuple(t.plain for t in c) for c in eval_views.page_cells(rows, 80)]
+    cuts: list[str] = []
+    run_cell, keep_ends = eval_views.run_cell, eval_views.keep_ends
+
+    def cut_run(label: object, width: int = eval_views.RUN_WIDTH) -> str:
+        cuts.append("run")
+        return run_cell(label, width)
+
+    def cut_item(item: object, width: int) -> str:
+        cuts.append("item")
+        return keep_ends(item, width)
+
+    monkeypatch.setattr(eval_views, "run_cell", cut_run)
+    monkeypatch.setattr(eval_views, "keep_ends", cut_item)
+    cells = eval_views.page_cells(rows, 80)
+    assert cuts.count("run") == 1 and cuts.count("item") <= 10, cuts
+    assert [tuple(t.plain for t in c) for c in cells] == expected
+    assert expected[7][1:] == ("gsm8k-2~variant.v2", "1", "Ar", "wrong", "7")

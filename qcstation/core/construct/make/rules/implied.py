@@ -413,10 +413,11 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
         # (a pair sharing a total by its difference is read below)
         return cands[0][0]
     if not named and len(cands) == 1 and role == "divisor" and _said_same_after(question, cands[0][0]) \
-            and not _word_given_of(v, question):
+            and not _word_given_of(v, question) and not _FRACTION_WORDS.search(question[:20_000]):
         # "If Kyle and Tasha caught the same number of fish" / "Kyle caught 28/2": the list's own words
         # give each member an equal share, the share of the one member the line names (never where a
-        # word given of the value, "half", could be what the line divides by)
+        # word given of the value, "twice", or any fraction or percent, "1/2 of his", "half", could be
+        # what the line divides by)
         return cands[0][0]
     if not named and role == "divisor":
         total = _total_of_one_member(cands, question, line)
@@ -453,6 +454,9 @@ def _shared_by_list(question: str, text: str) -> bool:
     return at >= 0 and question.count(text) == 1 and bool(_SHARED_RIGHT_AFTER.match(question, at + len(text)))
 
 
+#: a fraction or a percent, in digits or words: what a division by its parts may stand for
+_FRACTION_WORDS = re.compile(r"\d\s*/\s*\d|%|\bpercent\b|\bhal(?:f|ves)\b|\b(?:third|quarter|fourth|fifth|sixth|seventh"
+                             r"|eighth|ninth|tenth)s?\b", re.I)
 _SAME_AFTER = re.compile(r"\s+(?:[a-z]+\s+){0,2}?the\s+same\s+(?:number|amount|quantity)\s+of\b", re.I)
 
 

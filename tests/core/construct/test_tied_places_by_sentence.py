@@ -44,3 +44,16 @@ def test_a_line_naming_no_sentence_stays_tied_by_order() -> None:
     # "The next sum is": neither "Leo collected 3 more stamps" nor "already had 3 stamps" is named
     with pytest.raises(RuleError, match="uncertain binding"):
         rule_for_seed(_seed(QUESTION, _solution("The next sum is"), "34"))
+
+
+def test_a_step_writing_the_value_twice_is_not_read_by_one_sentence() -> None:
+    # "4 cups / 4 cups/hour": one line, two uses; the sentence its words name ("paints ... cups an
+    # hour with roses") is not the numerator's (the order's "4 rose cups"): stays tied by order
+    question = ("Gina paints 4 cups an hour with roses and 5 cups an hour with lilies. An order asks for 4 "
+                "rose cups and 10 lily cups. If she is paid $60 for the order, how much does she make per hour?")
+    solution = ("Time to paint the rose cups: 4 cups / 4 cups/hour = <<4/4=1>>1 hour\n"
+                "Time for the lily cups: 10 cups / 5 cups/hour = <<10/5=2>>2 hours\n"
+                "Total time: 1 hour + 2 hours = <<1+2=3>>3 hours\n"
+                "She makes $60 / 3 hours = $<<60/3=20>>20/hour\n#### 20")
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(_seed(question, solution, "20"))

@@ -9,9 +9,8 @@ For one use of a value the question states, in this order:
    a money place never agrees with a use the line writes as a count of what it prices ("2 cards");
 2. a unit factor the solution names ("100%", "60 minutes") where every place names something
    else: not a given (:mod:`.constants` names the factor);
-3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence around each
-   place that shares the most words with the line, if no other use took it; "7 shells + 2 shells +
-   4 shells" of several places of "2 shells": the one in the sentence of the step's other numbers;
+3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence around each place sharing
+   the most words with the line, if no other use took it; "7 shells + 2 shells + 4 shells": the other numbers' sentence;
 4. a word given the line writes ("Half of ... is 40/2") or whose object the use's words name ("2
    towels/pillow case" for "twice as many towels"), or a word that multiplies stated in the
    sentence of the step's other numbers where no count of its value is ("100 acres more than
@@ -64,6 +63,7 @@ from qcstation.core.reading.inline import written_outside_computations
 from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, per_article, _AVERAGE_STEMS, _CONVERSIONS,
                                                                _FACTOR_STEMS as _FACTOR_STEMS, _IMPLIED,
                                                                _WEEKDAY_LIST, QuestionNumber as QuestionNumber, place_by_written_form,
+                                                               person_in_parentheses,
                                                                _counted, _sentence_of)
 
 
@@ -297,7 +297,8 @@ class Binder:
         if by_sum is not None and self._not_a_second_role(occ, occ.index(by_sum)) is not None:
             return by_sum
         if len(occ) > 1 and (not stems and not written_outside_computations(line, v)
-                             or stems and len({self.nums[j].start for j in agree}) > 1):  # words alike at several
+                             or stems and len({self.nums[j].start for j in agree}) > 1 and self.expr is not None
+                             and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1):  # words alike
             beside = self._beside_its_operands(v, agree if stems else occ)
             if beside is not None:
                 return beside
@@ -625,11 +626,10 @@ class Binder:
                     and not (a_term(self.expr, self.leaf) and per_article(self.question, a.start))]
             if len(said) == 1:
                 return said[0]
-        if len(occ) != 1 or stems:
+        if len(occ) != 1 or stems or person_in_parentheses(line, self._nth):  # "1 (Mary) + 2 friends"
             return None
-        # the line names nothing after its 1: the question's one 1 if it names nothing
-        # either ("Pandora has one."), is written in digits ("1:00 PM"), or its words are on
-        # the line ("one fewer pink eggs" ... "10 - 1 = 9 pink eggs")
+        # the line names nothing after its 1: the question's one 1 if it names nothing either ("Pandora
+        # has one."), is written in digits ("1:00 PM"), or its words are on the line ("one fewer pink eggs")
         n = self.nums[occ[0]]
         if not n.stems or n.text[:1].isdigit() or n.text[:1] in "$." or n.stems <= line_stems(line):
             return occ[0]
@@ -659,7 +659,7 @@ class Binder:
             # "5+2" takes) is that word, never the count in a second role
             return None
         tied = places_named_apart(v, occ, free, self.nums, self.exprs, self.lines or [], self.step)
-        tied = tied_by_sentence(free, self.nums, self.question, self.line, v, self._nth) if tied is None else tied
+        tied = tied_by_sentence(free, self.nums, self.question, self.line, v, self._nth, self.expr) if tied is None else tied
         if tied is not None:
             return tied
         k = self.uses.get(v, 0)

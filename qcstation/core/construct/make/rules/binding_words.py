@@ -11,7 +11,8 @@ is chosen for it (the tables and helpers :mod:`.binding` reads; no binding happe
 - :func:`per_article`: an article that is a rate's "per" ("pages a day", "$5 an hour"), no count;
 - :func:`_sentence_of`, :func:`_counted`: the sentence around a place, and whether a place is
   written as a count;
-- :func:`place_by_written_form`: a fraction the step writes as the question writes one place of it.
+- :func:`place_by_written_form`: a fraction the step writes as the question writes one place of it;
+- :func:`person_in_parentheses`: a 1 the line writes before a name in parentheses ("1 (Mary)").
 """
 
 from __future__ import annotations
@@ -114,3 +115,16 @@ def place_by_written_form(text: str, v: Fraction, line: str, nums: list[Question
     percents = [j for j in places if nums[j].percent]
     written = [j for j in places if not nums[j].percent and nums[j].text.replace(" ", "") == text]
     return written[0] if len(percents) == 1 and len(written) == 1 else None
+
+
+#: a name in parentheses right after a number ("1 (Mary) + 2 friends")
+_PAREN_NAME = re.compile(r"\s*\(\s*[A-Z][a-z]+\s*\)")
+
+
+def person_in_parentheses(line: str, nth: int) -> bool:
+    """Does the line write its ``nth`` 1 right before a name in parentheses ("There are 1 (Mary) + 2
+    friends = 3 people")? Then the 1 counts that person, never a place of the question that states 1
+    ("a liter of oil that costs $1")."""
+    prose = _ANNOTATION.sub(" ", line[:2000])
+    ones = [m for m in re.finditer(r"(?<![\d.$/])1(?![\d.,/])", prose)]
+    return nth < len(ones) and _PAREN_NAME.match(prose, ones[nth].end()) is not None

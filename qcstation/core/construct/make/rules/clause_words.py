@@ -286,13 +286,15 @@ def best_sentence(pool: list[int], nums: Sequence[Any], question: str,
 
 
 def tied_by_sentence(free: list[int], nums: Sequence[Any], question: str, line: str, v: Fraction,
-                     nth: int) -> int | None:
+                     nth: int, expr: Any) -> int | None:
     """Of the free places of ``v`` (several), the one whose sentence alone shares the most words with
     the line, where the words after the ``nth`` use agree with every one of them ("Jacob found 13
     shells + 2 shells" of "Jacob found 2 more shells than Ed did" beside "Ed and Jacob already had 2
-    shells"); else None (a use the line writes with no words: the sentence alone is no reading of it)."""
+    shells"); else None (a use the line writes with no words: the sentence alone is no reading of it; a
+    step ``expr`` that writes ``v`` twice, "6 cups / 6 cups/hour": the line's sentence is both uses')."""
     said = solution_stems(line, v, 4, nth) if line else frozenset()
-    if len({nums[j].start for j in free}) < 2 or not said or not all(nums[j].stems & said for j in free):
+    if sum(1 for leaf in leaves(expr) if leaf.text and leaf.value == v) != 1 \
+            or len({nums[j].start for j in free}) < 2 or not said or not all(nums[j].stems & said for j in free):
         return None
     best = best_sentence(free, nums, question, line_stems(line))
     return best[0] if len({nums[j].start for j in best}) == 1 else None

@@ -275,3 +275,40 @@ async def test_rows_in_columns_as_they_were_keep_the_columns(
         assert [a[0] for a in added] == ["Run", "Item", "Verdict"]
         assert [c.width for c in fixed.ordered_columns] == [27, 7, 7]
         assert "#1 a much longer model name" in screen_text(app)
+
+
+async def test_a_paint_of_new_rows_reads_the_tables_styles_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A paint of new rows takes the table's style, its background and each component's style
+    once, not at every line (each a walk of every ancestor's styles: DataTable reads the
+    header's at every line), and draws what DataTable's route draws."""
+    from textual.dom import DOMNode
+
+    app = TwoTables()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one("#fixed", FixedTable)
+        table.cursor_type, table.zebra_stripes = "row", True
+        set_rows(table, COLUMNS, ROWS, KEYS)
+        await pilot.pause()
+        walks: list[str] = []
+        style, backgrounds = DOMNode.rich_style, DOMNode.background_colors
+
+        def walked_style(node: DOMNode) -> Any:
+            walks.append("style")
+            return style.fget(node)  # type: ignore[attr-defined]
+
+        def walked_backgrounds(node: DOMNode) -> Any:
+            walks.append("background")
+            return backgrounds.fget(node)  # type: ignore[attr-defined]
+
+        monkeypatch.setattr(DOMNode, "rich_style", property(walked_style))
+        monkeypatch.setattr(DOMNode, "background_colors", property(walked_backgrounds))
+        fresh = [(Text(f"#{i} fresh"), Text(f"mawps-{i}"), Text("wrong")) for i in range(40)]
+        set_rows(table, COLUMNS, fresh, [f"f{i}" for i in range(40)])
+        lines = _frame(table)
+        assert len(lines) == table.size.height >= 10
+        assert walks.count("style") <= 6 and walks.count("background") <= 1, walks
+        monkeypatch.undo()
+        table.fast_cells = False
+        table._clear_caches()
+        assert _frame(table) == lines

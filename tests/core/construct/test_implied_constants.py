@@ -482,3 +482,13 @@ def test_a_pair_the_words_give_the_same_number_shares_its_total() -> None:
                                   "pears.\n#### 20", "20"))
     assert made.value == 20
     assert made.steps[1].sexpr == "(/ s1_pears w_ben_and_cy)"
+
+
+def test_an_animals_feet_and_ears_where_the_words_name_each() -> None:
+    q = ("It takes Ola 3 seconds to trim each claw of her dog and 20 seconds to clean each of her ears. The dog has "
+         "five claws on each paw. How many seconds does the grooming take?")
+    made = rule_for_seed(_seed(q, "The dog has 5 claws/paw * 4 paws = <<5*4=20>>20 claws.\nTrimming takes 20 * 3 = "
+                                  "<<20*3=60>>60 seconds.\nCleaning the dog's ears takes 20 seconds/ear * 2 ears = "
+                                  "<<20*2=40>>40 seconds.\nIn all 60 + 40 = <<60+40=100>>100 seconds.\n#### 100", "100"))
+    assert made.value == 100
+    assert made.steps[0].sexpr.endswith(" k_feet_per_dogs)") and made.steps[2].sexpr.endswith(" k_ears_per_dogs)")

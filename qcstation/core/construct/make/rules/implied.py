@@ -191,6 +191,18 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
        + (rf"(?=[\s\S]*\bsecond\s+{unit}\b)" if n == 3 else "") + rf"[\s\S]*\b{_ORDINAL_WORD[n]}\s+{unit}\b",
        f"k_{unit}s_first_to_{_ORDINAL_WORD[n]}", rf"(?<![\d.,])(?:{n}|{_ORDINAL_COUNT[n]})\s+{unit}s\b")
       for n in (2, 3) for unit in ("day", "week", "month", "year", "hour")],
+    # "If the cat has four claws on each foot" / "4 claws/foot * 4 feet": a four-legged animal's feet
+    # or paws, where the question says "each foot" and the line names the animal and its feet
+    *[(Fraction(4), rf"^(?=[\s\S]*\b(?:{animals})\b)[\s\S]*\b(?:each|every|per)\s+(?:foot|paw)\b",
+       f"k_feet_per_{re.sub(r'[^a-z].*', '', animals)}",
+       rf"\b(?:feet|paws)\b.*\b(?:{animals})\b|\b(?:{animals})\b.*\b(?:feet|paws)\b")
+      for animals in _LEGS[4].split("|")],
+    # "90 seconds to clean each of her ears" (the cat's) / "90 seconds/ear * 2 ears": an animal's two
+    # ears, where the line names the animal and its ears
+    *[(Fraction(2), rf"^(?=[\s\S]*\b(?:{animals})\b)[\s\S]*\beach\s+of\s+(?:her|his|its|their)\s+ears\b",
+       f"k_ears_per_{re.sub(r'[^a-z].*', '', animals)}",
+       rf"\bears\b.*\b(?:{animals})\b|\b(?:{animals})\b.*\bears\b")
+      for animals in _LEGS[4].split("|")],
     *[(Fraction(n), r"\blegs?\b", f"k_legs_per_{re.sub(r'[^a-z].*', '', animals)}",
        rf"\blegs?\b.*\b(?:{animals})\b|\b(?:{animals})\b.*\blegs?\b")
       for n, group in _LEGS.items() for animals in group.split("|")],

@@ -15,7 +15,9 @@ another kind than the place's: "5 days" (time) for the question's "5 dance class
 of classes), "2 people" for "two books", "$15" for "15 students". Where the step uses other
 names of the same value as well (a named constant: "5 days a week" for the weekdays), as many
 such words are theirs; a number word that counts the terms of the step's sum ("In three days he
-has caught 3+12+6") is no use of the value (:func:`.context.counts_the_terms`). A price is read by what a product makes of it as well: a step that
+has caught 3+12+6") is no use of the value (:func:`.context.counts_the_terms`); "three times a
+week" right after a rate per day ("30 minutes/day three times a week") counts days, as "3
+days/week" on the line does. A price is read by what a product makes of it as well: a step that
 multiplies by "$2 per mile" makes dollars, so a line that names its result "60 miles per day"
 (30 miles there and back: twice) uses the price's value in another role. A given in another role is the hard flag ``given-role``: the rules
 refuse such a formalization and the generate pipeline never marks one verified, so derive
@@ -321,6 +323,17 @@ def _differ(q: tuple[str | None, str], s: tuple[str | None, str], counted: froze
     return qk != sk
 
 
+#: "30 minutes/day three times a week": a rate per day right before "N times a week" (its occasions are days)
+_DAILY_RATE_BEFORE = re.compile(r"(?:/\s*day|\b(?:a|per|each)\s+day)\s*,?\s*$", re.I)
+_TIMES_A_WEEK = re.compile(r"\s+times\s+(?:a|per|each)\s+week\b", re.I)
+
+
+def _times_a_week_of_a_daily_rate(question: str, a: int, b: int) -> bool:
+    """Is the place "N times a week" right after a rate per day ("Aron spends 30 minutes/day three times a
+    week")? Then its N occasions are days: a line writing "3 days/week" names it as the question does."""
+    return bool(_TIMES_A_WEEK.match(question, b) and _DAILY_RATE_BEFORE.search(question[max(0, a - 40):a]))
+
+
 # "on day seven", "by day 3", "Day 2": a day named by its number ("6 hours a day 6 days" is no label)
 _LABEL_BEFORE = re.compile(r"(?:\b(?:on|by|until|till|from|of|to|and)\s+day|(?:^|[.!?]\s+)Day)\s+$", re.I)
 
@@ -406,6 +419,7 @@ def _given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens
         q = _question_words(question, a, b)
         if q[0] == "percent" or str(g.get("kind")) == "percent":
             continue
+        days_of_times = _times_a_week_of_a_daily_rate(question, a, b)
         rate = _rate_kind(question, a, b)
         if rate is not None:
             found = _rate_roles(defs, values, name, rate, question[a:b + 12].strip(), solution)
@@ -427,7 +441,7 @@ def _given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens
             # a number word that counts the terms of the step's sum ("In three days ... 3+12+6") is no use
             terms = counts_the_terms(expr, v)
             here = [(k, n) for pv, k, n, spelled in places if pv == v and not (spelled and terms)]
-            differ = [p for p in here if _differ(q, p, counted)]
+            differ = [p for p in here if _differ(q, p, counted) and not (p[1] in ("day", "days") and days_of_times)]
             agree = [p for p in here if p[1] and not _differ(q, p, counted)]
             if len(differ) > others and len(agree) < uses.count(name):
                 out.append(f"{name} stands for '{question[a:b]} {q[1]}'".rstrip()

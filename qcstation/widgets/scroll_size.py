@@ -10,6 +10,9 @@ scroll bar appeared or went, a second one (the bar is found only during the firs
 visibility, size and thumb), then repaints the widget; a layout follows only when a bar appears
 or goes (it takes or gives back a column), and then it is the one layout that also places the
 new content. A widget sized by its content (``auto``), or not laid out yet, is laid out as before.
+A bar whose size and thumb stay as they were is not drawn again (Textual's update repainted both
+bars at any new size: the results table's bar at each page key whose columns' widths changed,
+~0.5 ms of its CPU at 1M scores).
 """
 
 from __future__ import annotations
@@ -35,5 +38,21 @@ def set_virtual_size(widget: Widget, size: Size) -> None:
         widget.virtual_size = size
         return
     widget.set_reactive(Widget.virtual_size, size)
-    widget._scroll_update(size)   # bars shown or hidden (a layout then), their size and thumb
+    _update_bars(widget, size)
     widget.refresh()
+
+
+def _update_bars(widget: Widget, size: Size) -> None:
+    """``Widget._scroll_update`` (bars shown or hidden: a layout then; their size and thumb),
+    a bar drawn again only when its size or thumb changes (its values are reactives that
+    repaint it when they change)."""
+    widget._refresh_scrollbars()
+    width, height = widget.container_size
+    if widget.show_vertical_scrollbar and widget.styles.scrollbar_size_vertical:
+        widget.vertical_scrollbar.window_virtual_size = size.height
+        widget.vertical_scrollbar.window_size = height - widget.scrollbar_size_horizontal
+    if widget.show_horizontal_scrollbar and widget.styles.scrollbar_size_horizontal:
+        widget.horizontal_scrollbar.window_virtual_size = size.width
+        widget.horizontal_scrollbar.window_size = width - widget.scrollbar_size_vertical
+    widget.scroll_x = widget.validate_scroll_x(widget.scroll_x)
+    widget.scroll_y = widget.validate_scroll_y(widget.scroll_y)

@@ -126,6 +126,43 @@ async def test_a_new_page_of_a_fixed_table_lays_nothing_out_once_its_bar_is_show
         assert "t1" in _shown(table, 2)
 
 
+async def test_a_wider_page_of_a_table_does_not_draw_its_unchanged_bar_again() -> None:
+    """Rows as many as before in wider columns: the bar's size and thumb are as they were, and
+    it is not drawn again (only the rows); more rows move its thumb, and it is drawn."""
+    from textual.scrollbar import ScrollBar
+
+    app = _Panes()
+    async with app.run_test(size=(40, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one("#table", FixedTable)
+        rows, keys = _rows(20)
+        set_rows(table, COLUMNS, rows, keys)
+        await pilot.pause()
+        bar = table.vertical_scrollbar
+        assert table.show_vertical_scrollbar and bar.window_virtual_size == 21
+        drawn: list[int] = []
+        render = ScrollBar.render
+
+        def counted(self: ScrollBar) -> Any:
+            if self is bar:
+                drawn.append(1)
+            return render(self)
+
+        ScrollBar.render = counted  # type: ignore[method-assign]
+        try:
+            wide = [[Text(str(i)), Text(f"a wider name {i}")] for i in range(20)]
+            set_rows(table, COLUMNS, wide, [f"w{i}" for i in range(20)])
+            await pilot.pause()
+            assert table.virtual_size.width > len("Name") + 4 and drawn == []
+            assert bar.window_virtual_size == 21 and "a wider name 0" in _shown(table, 1)
+            rows, keys = _rows(30, "s")
+            set_rows(table, COLUMNS, rows, keys)
+            await pilot.pause()
+            assert drawn and bar.window_virtual_size == 31
+        finally:
+            ScrollBar.render = render  # type: ignore[method-assign]
+
+
 class _Plain(QCScreen):
     def compose(self) -> ComposeResult:
         yield Static("a screen")

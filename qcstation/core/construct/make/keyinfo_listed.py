@@ -93,6 +93,39 @@ _STATED = re.compile(r"(?<![\w.,/])\d+/\d+(?![\w/])|(?<!#)" + _NUMBER.pattern
 _QUOTED = re.compile(r'^The question (?:asks about|states) "(.*)"$', re.S)
 
 
+def said_at(question: str, words: list[str]) -> list[tuple[int, int]]:
+    """Where ``words`` (no space in any) stand in ``question`` one after another, any case, any
+    run of spaces between them: the matches of ``re.compile(r"\\s+".join(map(re.escape, words)),
+    re.I).finditer(question)``. An ASCII question and words are read without compiling that
+    pattern (each listed text of each item is another one: a third of drafting the key
+    information went to compiling them); the same matches, as the pattern finds them (no
+    ASCII letter folds to another character under ``re.I``, and between two words the greedy
+    ``\\s+`` takes the whole run of spaces: a word starts with none)."""
+    if not (question.isascii() and all(w.isascii() for w in words)):
+        said = re.compile(r"\s+".join(re.escape(w) for w in words), re.I)
+        return [(m.start(), m.end()) for m in said.finditer(question)]
+    low, parts = question.lower(), [w.lower() for w in words]
+    first, n = parts[0], len(low)
+    out: list[tuple[int, int]] = []
+    at = low.find(first)
+    while at >= 0:
+        end = at + len(first)
+        for w in parts[1:]:
+            k = end
+            while k < n and low[k].isspace():
+                k += 1
+            if k == end or not low.startswith(w, k):
+                end = -1
+                break
+            end = k + len(w)
+        if end < 0:
+            at = low.find(first, at + 1)
+        else:
+            out.append((at, end))
+            at = low.find(first, end)
+    return out
+
+
 def _spans(question: str, text: str) -> list[tuple[int, int]]:
     """Where a listed text stands in the question: each place its words are written (any case,
     any spacing; a quoted known quantity by its quote), else from its first comma-separated piece
@@ -101,8 +134,7 @@ def _spans(question: str, text: str) -> list[tuple[int, int]]:
     words = (quoted.group(1) if quoted else text).strip().rstrip(".?!").split()
     if not words:
         return []
-    said = re.compile(r"\s+".join(re.escape(w) for w in words), re.I)
-    found = [(m.start(), m.end()) for m in said.finditer(question)]
+    found = said_at(question, words)
     lower = question.lower()
     if not found and len(lower) == len(question):
         at, end = locate(lower, " ".join(words).lower())

@@ -32,6 +32,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
 from fractions import Fraction
 from typing import Any
 
@@ -220,15 +221,34 @@ MAX_COT_STEPS = 200
 
 def _initial_state(solution: str, rng_seed: int, question: str | None = None,
                    answer: str | None = None) -> ChainState:
+    steps_text, given = _checked_chain(solution, question, answer)
+    steps = [ChainStep(i, t) for i, t in enumerate(steps_text)]
+    steps[-1].final = True
+    return ChainState(steps, random.Random(rng_seed), question_numbers=set(given), next_id=len(steps))
+
+
+def _checked_chain(solution: str, question: str | None, answer: str | None
+                   ) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+    """The steps of a correct chain (:func:`clean_cot`) and the question's numbers, or
+    :class:`InjectionError` saying why the solution is no correct chain (:func:`_read_chain`,
+    read once per texts: a parent's refinement ladder injects into its one solution six times)."""
+    got = _read_chain(solution, question, answer)
+    if isinstance(got, str):
+        raise InjectionError(got)
+    return got
+
+
+@lru_cache(maxsize=64)
+def _read_chain(solution: str, question: str | None, answer: str | None
+                ) -> tuple[tuple[str, ...], tuple[Fraction, ...]] | str:
     if len(solution) > MAX_COT_CHARS:
-        raise InjectionError(f"the solution has {len(solution):,} characters; errors are injected into at most "
-                             f"{MAX_COT_CHARS:,}")
+        return (f"the solution has {len(solution):,} characters; errors are injected into at most "
+                f"{MAX_COT_CHARS:,}")
     steps_text = clean_cot(solution, answer)
     if not steps_text:
-        raise InjectionError("the solution is empty")
+        return "the solution is empty"
     if len(steps_text) > MAX_COT_STEPS:
-        raise InjectionError(f"the solution has {len(steps_text):,} steps; errors are injected into at most "
-                             f"{MAX_COT_STEPS}")
+        return f"the solution has {len(steps_text):,} steps; errors are injected into at most {MAX_COT_STEPS}"
     if question:
         # a chain whose prose the question contradicts ("in 9 weeks" for its "6 weeks") is no
         # correct chain: its errors would not be the injected ones alone
@@ -236,16 +256,14 @@ def _initial_state(solution: str, rng_seed: int, question: str | None = None,
         for i, text in enumerate(steps_text):
             slip = slip_in(text, counts, known) or line_slip(text, question)
             if slip is not None:
-                raise InjectionError(f"step {i + 1} of the chain reads {slip}: the chain is not correct as written")
+                return f"step {i + 1} of the chain reads {slip}: the chain is not correct as written"
     stated = _STATED_ANSWER.fullmatch(steps_text[-1].strip())
     if stated and len(steps_text) > 1 and answer_unreached(steps_text[:-1], Fraction(stated.group(1).replace(",", ""))):
         # "48 + 16 = 64 points" over "#### 66": the lines answer another reading than the gold
-        raise InjectionError(f"no line of the chain reaches its final answer {stated.group(1)}: the chain is not "
-                             "correct as written")
-    steps = [ChainStep(i, t) for i, t in enumerate(steps_text)]
-    steps[-1].final = True
-    given = {v for _, v in numbers_in(question)} if question else set()
-    return ChainState(steps, random.Random(rng_seed), question_numbers=given, next_id=len(steps))
+        return (f"no line of the chain reaches its final answer {stated.group(1)}: the chain is not "
+                "correct as written")
+    given = tuple(v for _, v in numbers_in(question)) if question else ()   # (set in this order)
+    return tuple(steps_text), given
 
 
 def inject_errors(

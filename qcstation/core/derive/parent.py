@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
 from itertools import combinations
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from qcstation.core.construct.make.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
 from qcstation.core.reading.expr import pair_op
@@ -56,6 +57,7 @@ __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_k
            "draft", "formalize", "precheck", "slow_precheck", "with_values"]
 
 MAX_MAGNITUDE = Fraction(10**9)
+T = TypeVar("T")
 _MAX_MAGNITUDE_INT = 10**9
 _MAX_PLACES = 4
 
@@ -81,6 +83,13 @@ class Parent:
     artifacts: dict[str, dict[str, Any]]    # dimension -> current usable artifact row
     renamed: bool = False                   # verified with other names for its constants
     _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def once(self, key: str, make: Callable[[Parent], T]) -> T:
+        """What ``make`` reads of this parent alone, made once and kept with it (for as long as
+        the parent lives: one job) for every item built from it; ``key`` names the reading."""
+        if key not in self._made:
+            self._made[key] = make(self)
+        return cast(T, self._made[key])
 
     @property
     def checks(self) -> FastChecks:

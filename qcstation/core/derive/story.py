@@ -96,11 +96,7 @@ class NoisePool:
 
     def pick(self, parent: Parent, k: int, rng: Any, origin: str) -> list[NoiseSentence]:
         """``k`` sentences fitting ``parent`` (see the module docstring), seeded."""
-        q, sol = str(parent.seed["question"]), str(parent.seed.get("solution") or "")
-        taken = {n.value for n in question_numbers(q + "\n" + sol)}
-        taken |= set(parent.old.values()) | set(parent.constants)
-        taken |= {v * 100 for v in parent.old.values()}
-        names = _names(q)
+        taken, names = parent.once("noise_kept_apart", _kept_apart)
         chosen: list[NoiseSentence] = []
         order = list(range(len(self.items)))
         rng.shuffle(order)
@@ -114,6 +110,17 @@ class NoisePool:
             if len(chosen) == k:
                 break
         return chosen
+
+
+def _kept_apart(parent: Parent) -> tuple[frozenset[Fraction], frozenset[str]]:
+    """The values and names a noise sentence for ``parent`` may not state (:meth:`NoisePool.pick`:
+    every number of its question and solution, its quantities, constants and their percents;
+    the names of its question), read once per parent (:meth:`.parent.Parent.once`)."""
+    q, sol = str(parent.seed["question"]), str(parent.seed.get("solution") or "")
+    taken = {n.value for n in question_numbers(q + "\n" + sol)}
+    taken |= set(parent.old.values()) | set(parent.constants)
+    taken |= {v * 100 for v in parent.old.values()}
+    return frozenset(taken), frozenset(_names(q))
 
 
 #: words by which a sentence goes on from the one before it ("A few minutes later, 20 more

@@ -171,10 +171,17 @@ def second_look(parent: Parent, transform: str, d: Draft, idx: int) -> Refused |
 def _refinement_seed(parent: Parent, key: str) -> int:
     """The parent's injection seed when rules made its wrong CoT (paired comparisons), else
     one from the item key."""
+    own = parent.once("refinement_seed", _own_refinement_seed)
+    return own if own is not None else item_rng(key, "refinement").getrandbits(48)
+
+
+def _own_refinement_seed(parent: Parent) -> int | None:
+    """The injection seed of the parent's rule-made wrong CoT, if it has one (its content read
+    once per parent: :meth:`.parent.Parent.once`)."""
     ref = parent.content_of("refinement")
     if ref and isinstance(ref.get("rng_seed"), int):
         return int(ref["rng_seed"])
-    return item_rng(key, "refinement").getrandbits(48)
+    return None
 
 
 def full_item(parent: Parent, derived: Derived, opts: Options, *, transform: str, idx: int,

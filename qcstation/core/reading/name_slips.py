@@ -16,7 +16,9 @@ Reads bounded text (the first 20,000 characters of each)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from fractions import Fraction
 
 from qcstation.core.reading.answers import written_numbers
 
@@ -44,11 +46,19 @@ def _names(text: str) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _sentences(question: str) -> tuple[tuple[str, frozenset[Fraction]], ...]:
+    """The question's sentences, each with the numbers it writes: read once per question (a
+    solution's every line is read against it, by the key information and again by the chain
+    errors are injected into)."""
+    return tuple((s.group(0), frozenset(written_numbers(s.group(0)))) for s in _SENTENCE.finditer(question))
+
+
 def name_slip(line: str, question: str) -> str | None:
     """Why ``line`` names another person or place than the one its numbers are the question's
     for (see the module docstring), or None."""
     line, question = line[:_MAX], question[:_MAX]
-    sentences = [(s.group(0), written_numbers(s.group(0))) for s in _SENTENCE.finditer(question)]
+    sentences = _sentences(question)
     prose = re.sub(r"<<[^<>]{0,400}>>", " ", line)
     used = written_numbers(prose)
     # the line's numbers the question states, each in the sentences that state it

@@ -1,0 +1,58 @@
+"""A solution's lines are read against the question's sentences, read once per question
+(:func:`qcstation.core.reading.name_slips._sentences`): the key information and the chain
+errors are injected into ask :func:`~qcstation.core.reading.name_slips.name_slip` of every line,
+and each call split the question into sentences and read each one's numbers again. What it
+finds is what the reading per call found, on every line of every GSM8K test solution."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from qcstation.core.reading import name_slips
+from qcstation.core.reading.answers import written_numbers
+from qcstation.core.reading.name_slips import name_slip
+from tests.conftest import dataset
+
+
+def _per_call(line: str, question: str) -> str | None:
+    """name_slip as it read the question at every call (the reference)."""
+    line, question = line[:20_000], question[:20_000]
+    sentences = [(s.group(0), written_numbers(s.group(0))) for s in name_slips._SENTENCE.finditer(question)]
+    prose = re.sub(r"<<[^<>]{0,400}>>", " ", line)
+    used = written_numbers(prose)
+    stated = {v for v in used for _s, vals in sentences if v in vals}
+    if not stated:
+        return None
+    written = name_slips._names(prose)
+    theirs = [s for s, vals in sentences if vals & stated]
+    if any(re.search(rf"\b{n}\b", t) for n in written for t in theirs):
+        return None
+    for name in sorted(written):
+        of_name = [(s, vals) for s, vals in sentences if re.search(rf"\b{name}\b", s)]
+        numbered = [(s, vals) for s, vals in of_name if vals]
+        if not of_name or len(numbered) != len(of_name) or any(vals & stated for _s, vals in numbered):
+            continue
+        parallel = [t for t in theirs for n, _v in numbered if name_slips._alike(n, t)
+                    and name_slips._names(t) - {name} and not (name_slips._names(t) & name_slips._names(n))]
+        if parallel:
+            return f"{name!r} for numbers the question states of another: {parallel[0].strip()[:70]!r}"
+    return None
+
+
+def test_every_gsm8k_line_reads_as_it_did_and_the_question_once() -> None:
+    rows = [json.loads(line) for line in dataset("gsm8k/test.jsonl").read_text().splitlines()]
+    slips = 0
+    for r in rows:
+        name_slips._sentences.cache_clear()
+        lines = r["answer"].splitlines()
+        for line in lines:
+            got = name_slip(line, r["question"])
+            assert got == _per_call(line, r["question"]), (r["question"][:60], line)
+            slips += got is not None
+        assert name_slips._sentences.cache_info().misses <= 1   # (none: no line states a number)
+    classes = ("In Miss Vale's class, 1/6 of the 30 students prefer apples. In Mr. Brook's class, "
+               "2/3 of the 24 students prefer apples. How many prefer apples?")
+    line = "Then find the apple fans in Miss Vale's class: 2/3 * 24 = <<2/3*24=16>>16"
+    assert name_slip(line, classes) == _per_call(line, classes) is not None
+    assert slips == sum(_per_call(ln, r["question"]) is not None for r in rows for ln in r["answer"].splitlines())

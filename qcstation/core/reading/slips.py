@@ -17,6 +17,7 @@ days": a part of the period), or where it is a part that sums stated numbers ("9
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -24,7 +25,8 @@ from qcstation.core.reading.answers import written_numbers
 from qcstation.core.reading.textnumbers import numbers_in
 from qcstation.core.reading.word_values import NUMBER_WORD_VALUES
 
-__all__ = ["QuestionCounts", "answer_unreached", "computation_numbers", "dozen_dropped", "line_slip", "noun_key", "slip_in"]
+__all__ = ["QuestionCounts", "answer_unreached", "computation_numbers", "dozen_dropped", "line_slip", "noun_key",
+           "question_counts", "slip_in"]
 
 _MAX = 20_000
 #: a number written in digits (not a label "Q2", an ordinal "2nd", a fraction's part "2/5", a
@@ -106,6 +108,14 @@ class QuestionCounts:
         self.compared: dict[str, set[str]] = {}
         for m in _COMPARED_IN_QUESTION.finditer(text):
             self.compared.setdefault(_comparison_key(m), set()).add(m.group(4).lower())
+
+
+@functools.lru_cache(maxsize=64)
+def question_counts(question: str) -> QuestionCounts:
+    """:class:`QuestionCounts` of ``question``, read once per question (shared: callers only
+    read it): the key information's unknowns and the chain errors are injected into both check
+    a derived item's texts against its question."""
+    return QuestionCounts(question)
 
 
 def _comparison_key(m: re.Match[str]) -> str:

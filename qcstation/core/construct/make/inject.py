@@ -47,7 +47,7 @@ from qcstation.core.construct.make.inject_chain import (
 )
 from qcstation.core.construct.make.inject_types import INJECTORS
 from qcstation.core.construct.make.rules import ANNOTATION_RE
-from qcstation.core.reading.slips import QuestionCounts, answer_unreached, computation_numbers, line_slip, slip_in
+from qcstation.core.reading.slips import answer_unreached, computation_numbers, line_slip, question_counts, slip_in
 
 __all__ = [
     "ERROR_TYPES",
@@ -252,7 +252,7 @@ def _read_chain(solution: str, question: str | None, answer: str | None
     if question:
         # a chain whose prose the question contradicts ("in 9 weeks" for its "6 weeks") is no
         # correct chain: its errors would not be the injected ones alone
-        counts, known = QuestionCounts(question), computation_numbers(solution)
+        counts, known = question_counts(question), computation_numbers(solution)
         for i, text in enumerate(steps_text):
             slip = slip_in(text, counts, known) or line_slip(text, question)
             if slip is not None:

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
-from qcstation.core.reading.slips import QuestionCounts, slip_in
+from qcstation.core.reading.slips import question_counts, slip_in
 from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
 
 __all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "claim_states_result", "descriptions_true_to_question", "letters_unused", "no_percent_the_question_contradicts", "own_sentences",
@@ -356,7 +356,7 @@ def descriptions_true_to_question(unknown: list[str], question: str, said: set[F
 
     Percents are :func:`no_percent_the_question_contradicts`'s (called here too)."""
     no_percent_the_question_contradicts(unknown, question, said)
-    counts = QuestionCounts(question)
+    counts = question_counts(question)
     everything = said | known | set(own)
     for u in unknown:
         label, _, body = u.partition(":")

@@ -1,15 +1,16 @@
-"""A solution's lines are read against the question's sentences, read once per question
-(:func:`qcstation.core.reading.name_slips._sentences`): the key information and the chain
-errors are injected into ask :func:`~qcstation.core.reading.name_slips.name_slip` of every line,
-and each call split the question into sentences and read each one's numbers again. What it
-finds is what the reading per call found, on every line of every GSM8K test solution."""
+"""The slip checks read their question once per question: its sentences with their numbers
+(:func:`qcstation.core.reading.name_slips._sentences`: the key information and the chain errors
+are injected into ask :func:`~qcstation.core.reading.name_slips.name_slip` of every line, and
+each call split the question into sentences and read each one's numbers again) and its counts
+(:func:`qcstation.core.reading.slips.question_counts`: read by both for every derived item).
+What they find is what a reading per call found, on every GSM8K test question and solution."""
 
 from __future__ import annotations
 
 import json
 import re
 
-from qcstation.core.reading import name_slips
+from qcstation.core.reading import name_slips, slips
 from qcstation.core.reading.answers import written_numbers
 from qcstation.core.reading.name_slips import name_slip
 from tests.conftest import dataset
@@ -56,3 +57,18 @@ def test_every_gsm8k_line_reads_as_it_did_and_the_question_once() -> None:
     line = "Then find the apple fans in Miss Vale's class: 2/3 * 24 = <<2/3*24=16>>16"
     assert name_slip(line, classes) == _per_call(line, classes) is not None
     assert slips == sum(_per_call(ln, r["question"]) is not None for r in rows for ln in r["answer"].splitlines())
+
+
+def test_a_questions_counts_are_read_once_and_are_a_fresh_readings() -> None:
+    rows = [json.loads(line) for line in dataset("gsm8k/test.jsonl").read_text().splitlines()]
+    slips.question_counts.cache_clear()
+    for r in rows:
+        q = r["question"]
+        kept, fresh = slips.question_counts(q), slips.QuestionCounts(q)
+        assert slips.question_counts(q) is kept
+        assert (kept.by_noun, kept.money, kept.said, kept.compared) == \
+            (fresh.by_noun, fresh.money, fresh.said, fresh.compared), q[:60]
+        for line in r["answer"].splitlines():
+            known = slips.computation_numbers(line)
+            assert slips.slip_in(line, kept, known) == slips.slip_in(line, fresh, known)
+    assert slips.question_counts.cache_info().misses == len(rows)

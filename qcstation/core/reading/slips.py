@@ -187,19 +187,32 @@ def dozen_dropped(line: str, question: str) -> str | None:
     12 ("to bake 200 cookies, you'll need 200/4" for "200 dozen cookies", held-out GSM8K train
     4943): the solution answers another question than the one asked, so its gold is wrong for
     it. The words that say which quantity (and "dozen" or 12 anywhere on the line) leave it be."""
+    dozens = _dozens(question[:_MAX])
+    if not dozens:
+        return None
     prose = _ANNOTATION.sub(" ", line[:_MAX])
     if _TWELVE.search(prose):
         return None
-    for m in _DOZENS.finditer(question[:_MAX]):
-        count, noun = m.group(1), m.group(2).lower()
-        if not count[0].isdigit() and count.lower() not in NUMBER_WORD_VALUES:
-            continue
-        stem = noun[:-1] if noun.endswith("s") else noun
+    for count, stem, written in dozens:
         phrase = re.compile(rf"(?<![\w.,$]){re.escape(count)}\s+{re.escape(stem)}s?\b", re.I)
         said = phrase.search(prose)
         if said and not phrase.search(question[:_MAX]):  # ("two bandages on her left knee" the question's own)
-            return f"{said.group(0)!r} for the question's {m.group(0)!r}"
+            return f"{said.group(0)!r} for the question's {written!r}"
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _dozens(question: str) -> tuple[tuple[str, str, str], ...]:
+    """(count, noun stem, words) of each count of dozens the question states ("200 dozen
+    cookies": "200", "cookie"), read once per question (:func:`dozen_dropped` is asked of every
+    solution line, most questions state none)."""
+    out = []
+    for m in _DOZENS.finditer(question):
+        count, noun = m.group(1), m.group(2).lower()
+        if not count[0].isdigit() and count.lower() not in NUMBER_WORD_VALUES:
+            continue
+        out.append((count, noun[:-1] if noun.endswith("s") else noun, m.group(0)))
+    return tuple(out)
 
 
 #: a number whose thousands groups are malformed ("$3,6000.00", "$100,00", "16,0000"): no number as

@@ -2,7 +2,9 @@
 (:func:`qcstation.core.reading.name_slips._sentences`: the key information and the chain errors
 are injected into ask :func:`~qcstation.core.reading.name_slips.name_slip` of every line, and
 each call split the question into sentences and read each one's numbers again) and its counts
-(:func:`qcstation.core.reading.slips.question_counts`: read by both for every derived item).
+(:func:`qcstation.core.reading.slips.question_counts`: read by both for every derived item) and
+the counts of dozens it states (:func:`qcstation.core.reading.slips._dozens`: the rules'
+independent checks ask :func:`~qcstation.core.reading.slips.dozen_dropped` of every line too).
 What they find is what a reading per call found, on every GSM8K test question and solution."""
 
 from __future__ import annotations
@@ -72,3 +74,35 @@ def test_a_questions_counts_are_read_once_and_are_a_fresh_readings() -> None:
             known = slips.computation_numbers(line)
             assert slips.slip_in(line, kept, known) == slips.slip_in(line, fresh, known)
     assert slips.question_counts.cache_info().misses == len(rows)
+
+
+def _dozen_per_call(line: str, question: str) -> str | None:
+    """dozen_dropped as it read the question at every call (the reference)."""
+    prose = slips._ANNOTATION.sub(" ", line[:20_000])
+    if slips._TWELVE.search(prose):
+        return None
+    for m in slips._DOZENS.finditer(question[:20_000]):
+        count, noun = m.group(1), m.group(2).lower()
+        if not count[0].isdigit() and count.lower() not in slips.NUMBER_WORD_VALUES:
+            continue
+        stem = noun[:-1] if noun.endswith("s") else noun
+        phrase = re.compile(rf"(?<![\w.,$]){re.escape(count)}\s+{re.escape(stem)}s?\b", re.I)
+        said = phrase.search(prose)
+        if said and not phrase.search(question[:20_000]):
+            return f"{said.group(0)!r} for the question's {m.group(0)!r}"
+    return None
+
+
+def test_a_dozen_dropped_is_found_as_the_reading_per_line_found_it() -> None:
+    rows = [json.loads(line) for line in dataset("gsm8k/test.jsonl").read_text().splitlines()]
+    cases = [(r["question"], line) for r in rows for line in r["answer"].splitlines()]
+    cookies = "Ann needs 6 cups of flour to bake 30 cookies. How many cups for 10 dozen cookies and two dozens of eggs?"
+    cases += [(cookies, "To bake 10 cookies she needs 10/5 = <<10/5=2>>2 cups"),
+              (cookies, "10 dozen cookies is 10*12 = <<10*12=120>>120 cookies"),
+              (cookies, "She uses two eggs"), ("Bo has many dozen apples.", "Bo has many apples")]
+    found = 0
+    for question, line in cases:
+        got = slips.dozen_dropped(line, question)
+        assert got == _dozen_per_call(line, question), (question[:60], line)
+        found += got is not None
+    assert found >= 2

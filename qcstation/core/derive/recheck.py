@@ -277,10 +277,16 @@ class _Unconfirmed(Exception):
 
 def _changes(parent_q: str, item_q: str) -> list[tuple[Tok, Tok]]:
     """(parent number, item number) of two questions that differ in numbers only."""
-    a, b = tokens(parent_q), tokens(item_q)
-    if _skeleton(a) != _skeleton(b):
+    if _text_skeleton(parent_q) != _text_skeleton(item_q):
         raise _Unconfirmed("the item's question differs from its parent's in more than numbers")
-    return [(x, y) for x, y in zip(a, b) if x.value is not None]
+    return [(x, y) for x, y in zip(_tokens(parent_q), _tokens(item_q)) if x.value is not None]
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_skeleton(text: str) -> tuple[str, ...]:
+    """:func:`_skeleton` of the tokens of ``text``, read once per text (a parent's question is
+    compared with every item's)."""
+    return tuple(_skeleton(list(_tokens(text))))
 
 
 def _meanings(pairs: list[tuple[Tok, Tok]]) -> tuple[dict[Fraction, set[Fraction]], set[Fraction]]:

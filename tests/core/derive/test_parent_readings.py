@@ -1,8 +1,9 @@
 """What a transformation reads of its parent alone is read once per parent and kept with it
 (:meth:`qcstation.core.derive.parent.Parent.once`), not once per item: the values and names a
 noise sentence must keep apart from (one per ladder level before), the parent's own injection
-seed (its wrong CoT's content parsed again for every variant). The items are those of a fresh
-parent for every item."""
+seed (its wrong CoT's content parsed again for every variant); the second opinion reads the
+words of the parent's question once (:func:`qcstation.core.derive.recheck._text_skeleton`),
+not once per item. The items and verdicts are those of a fresh reading for every item."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from qcstation.core.derive import story, transforms
+from qcstation.core.derive import recheck, story, transforms
 from qcstation.core.derive.model import DerivedItem, Refused
 from qcstation.core.derive.story import NoisePool, noise
 from qcstation.core.derive.transforms import Options, variants
@@ -51,3 +52,27 @@ def test_a_parents_own_readings_are_made_once_for_all_its_items(db: Any, monkeyp
     # a fresh parent builds the same items
     assert _items(noise(parent_of(db, "james"), OPTS, "t:james", pool, (1, 2, 3))) == _items(ladder)
     assert _items(variants(parent_of(db, "james"), OPTS, "t:james")) == _items(made)
+
+
+def test_the_second_opinion_reads_the_parents_words_once(db: Any) -> None:
+    parent = parent_of(db, "james")
+    items = [o for o in variants(parent, OPTS, "t:james") if isinstance(o, DerivedItem)]
+    assert len(items) >= 2
+    row = {"question": parent.seed["question"], "solution": parent.seed["solution"],
+           "answer_value": parent.seed["answer_value"]}
+
+    def verdicts() -> list[Any]:
+        return [recheck.recheck(row, {"transform": "variant", "question": i.question, "solution": i.solution,
+                                      "answer_value": str(i.answer), "params": i.params}) for i in items]
+
+    def fresh() -> None:
+        for memo in (recheck._text_skeleton, recheck._recomputed, recheck._tokens):
+            memo.cache_clear()
+    fresh()
+    kept = verdicts()
+    assert recheck._text_skeleton.cache_info().misses == 1 + len({i.question for i in items})
+    alone = []
+    for i in range(len(items)):
+        fresh()
+        alone.append(verdicts()[i])
+    assert kept == alone and all(v.status == "ok" for v in kept)

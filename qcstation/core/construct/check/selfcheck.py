@@ -170,15 +170,6 @@ _ANN_LHS = re.compile(r"<<([^<>=]{1,400})=")
 _ONE_DIVISION = re.compile(r"(\d{1,12})\s*/\s*(\d{1,12})")
 
 
-def _writes_division(question: str, a: str, b: str) -> bool:
-    """Whether ``question`` writes the division ``a/b`` of two numerals (spaces around the
-    slash allowed, no digit or point glued on). The pattern is another for each pair: it is
-    compiled only for a question that writes the slash and both numerals."""
-    if "/" not in question or a not in question or b not in question:
-        return False
-    return re.search(rf"(?<![\d.]){a}\s*/\s*{b}(?![\d.])", question) is not None
-
-
 @text_memo(set, maxsize=64)
 def _solution_numbers(solution: str, question: str = "") -> set[Fraction]:
     """Numbers the gold solution computes with: the left sides of its calculator
@@ -196,7 +187,7 @@ def _solution_numbers(solution: str, question: str = "") -> set[Fraction]:
         for lhs in anns:
             division = _ONE_DIVISION.fullmatch(lhs.strip())
             if division and int(division[1]) > int(division[2]) > 0 \
-                    and not _writes_division(question, division[1], division[2]):
+                    and not re.search(rf"(?<![\d.]){division[1]}\s*/\s*{division[2]}(?![\d.])", question):
                 out |= {Fraction(int(p)) for p in division.groups()} - results
             else:
                 out |= _question_numbers(lhs)

@@ -373,12 +373,16 @@ def widths(labels: Sequence[str], rows: Sequence[Sequence[Text]]) -> list[int]:
 def set_rows(table: DataTable[Any], columns: Sequence[tuple[str, str]],
              rows: Sequence[Sequence[Text]], keys: Sequence[str]) -> None:
     """Replace the table's columns and rows: ``columns`` are (label, key), each as wide as
-    its widest cell; ``keys`` name the rows. Columns as they are (the same labels, keys and
-    widths: most pages of the results) are kept, only the rows replaced."""
+    its widest cell; ``keys`` name the rows. Columns of the same labels and keys (every page
+    of the results) are kept, each given its new width, and only the rows replaced (a column
+    added again measures its label: m then x, ~0.3 ms of the key's CPU)."""
     sized = list(zip(columns, widths([c[0] for c in columns], rows), strict=True))
-    kept = [(str(c.label), c.key.value, c.width, c.auto_width) for c in table.ordered_columns]
-    if kept == [(label, key, width, False) for (label, key), width in sized]:
-        table.clear()
+    kept = table.ordered_columns
+    if [(str(c.label), c.key.value, c.auto_width) for c in kept] == \
+            [(label, key, False) for (label, key), _ in sized]:
+        table.clear()               # the columns' widths are read from here on, as a paint's
+        for column, (_, width) in zip(kept, sized):
+            column.width = width
     else:
         table.clear(columns=True)
         for (label, key), width in sized:

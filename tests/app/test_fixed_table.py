@@ -246,8 +246,8 @@ async def test_a_page_shown_again_draws_its_kept_lines_and_a_change_is_drawn_ane
 
 async def test_rows_in_columns_as_they_were_keep_the_columns(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A page whose columns come out as the table's (labels, keys, widths) replaces the rows
-    only; a wider cell makes the columns again, as wide as it."""
+    """A page whose columns are the table's (labels, keys) replaces the rows only, the columns
+    as wide as its cells (a wider cell widens its column); other columns are made again."""
     app = TwoTables()
     async with app.run_test(size=(80, 24)) as pilot:
         fixed = app.query_one("#fixed", FixedTable)
@@ -272,9 +272,14 @@ async def test_rows_in_columns_as_they_were_keep_the_columns(
         wider = [(Text("#1 a much longer model name"), Text("gsm8k-1"), Text("wrong"))]
         set_rows(fixed, COLUMNS, wider, ["w1"])
         await pilot.pause()
-        assert [a[0] for a in added] == ["Run", "Item", "Verdict"]
-        assert [c.width for c in fixed.ordered_columns] == [27, 7, 7]
+        assert added == [] and [c.width for c in fixed.ordered_columns] == [27, 7, 7]
         assert "#1 a much longer model name" in screen_text(app)
+        assert fixed.virtual_size.width == 27 + 7 + 7 + 3 * 2 * fixed.cell_padding
+        # other columns: made again
+        set_rows(fixed, (("Name", "name"), ("Run", "run")), [(Text("x"), Text("y"))], ["n"])
+        await pilot.pause()
+        assert [a[0] for a in added] == ["Name", "Run"]
+        assert [str(c.label) for c in fixed.ordered_columns] == ["Name", "Run"]
 
 
 async def test_a_paint_of_new_rows_reads_the_tables_styles_once(

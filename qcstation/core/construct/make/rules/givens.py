@@ -277,15 +277,15 @@ class Givens:
 
 def _mixed_in_words(numbers: list[QuestionNumber], question: str) -> list[QuestionNumber]:
     """``numbers`` with each mixed number written with words ("2 and a half dozen", "two and a half
-    hours": :func:`~qcstation.core.reading.word_values.mixed_number_places`) one number, 5/2, in
-    place of its whole ("2", "two"): never a 2 of its own."""
+    hours": :func:`~qcstation.core.reading.word_values.mixed_number_places`) one number, 5/2, beside
+    its whole ("2", "two"): a solution writes it as 2.5 or as its whole and its half ("3 1/2 * B" of
+    "three and a half boxes", test 1003: read as (3 + 1/2), the 3 the whole's)."""
     from qcstation.core.reading.word_values import mixed_number_places
 
     mixed = mixed_number_places(question)
     if not mixed:
         return numbers
-    inside = {a for a, _, _, _ in mixed}
-    out = [n for n in numbers if n.start not in inside]
+    out = list(numbers)
     for a, b, text, value in mixed:
         out.append(QuestionNumber(value, text, a, _slug_after(question, b), stems=words_at(question, a, b)))
     return sorted(out, key=lambda n: n.start)

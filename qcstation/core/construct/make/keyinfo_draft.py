@@ -8,6 +8,7 @@ The draft passes the same :func:`~.keyinfo.validate_keyinfo` as a model's answer
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -20,7 +21,7 @@ from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.draft_reads import known_fragments, refuse_unread, scenario_fragments
 from qcstation.core.construct.make.keyinfo_clauses import (_AND_NUMBER, _PREMISE, _cap, _clauses, _known_text,
                                                            _pronoun_joined, _units)
-from qcstation.core.construct.make.keyinfo_listed import _irrelevant, _ones_said, every_number_listed
+from qcstation.core.construct.make.keyinfo_listed import _irrelevant, _ones_said, _spans, every_number_listed
 from qcstation.core.construct.make.known_forms import locate
 from qcstation.core.construct.make.unknowns import unknowns_and_relations
 
@@ -174,9 +175,12 @@ def _ask_phrase(clause: str, hit: re.Match[str] | None, last: int = -1) -> str:
     if owner:
         words = clause[owner.start():].rstrip("?.,").split()
     else:
-        # "from 1:00 PM to 5:00 PM": a phrase that states several givens runs to the last one
+        # "from 1:00 PM to 5:00 PM": a phrase that states several givens runs to the last one; so
+        # do the words that state one ("on Friday and Saturday", "to and from school": never cut
+        # at their "and")
         head: list[str] = []
-        if hit and last > hit.end():
+        if hit and (last > hit.end() or len(hit.group(0).split()) > 1):
+            last = max(last, hit.end())
             last += len(re.findall(r"^[^\s?,]*", clause[last:])[0])  # the whole "5:00"
             head = clause[hit.start():last].split()
         words = [*head, *clause[last:].split()[:3]] if head else phrase.split()[:5]
@@ -186,7 +190,7 @@ def _ask_phrase(clause: str, hit: re.Match[str] | None, last: int = -1) -> str:
                                        and is_verb_form(w.rstrip("?.,")))):
                 words = words[:k]
                 break
-        while len(words) > 1 and words[-1].lower().rstrip("?.,") in _DANGLING:
+        while len(words) > max(1, len(head)) and words[-1].lower().rstrip("?.,") in _DANGLING:
             words = words[:-1]  # "25 liters of milk a" (cut before "day"): no word left hanging
         prep = _PHRASE_PREP.search(clause[:hit.start()]) if hit else None
         if prep:
@@ -194,14 +198,17 @@ def _ask_phrase(clause: str, hit: re.Match[str] | None, last: int = -1) -> str:
         elif hit and len(words) == 1:
             # a bare number says nothing: the words before it ("when John was 32")
             words = [*clause[:hit.start()].split(",")[-1].split()[-3:], *words]
-    return f'The question asks about "{" ".join(words).rstrip("?.,")}"'
+    return f'The question asks about "{" ".join(words).rstrip("?., ")}"'
 
 
-def _ask_known(question: str, parts: list[str], clause: str, here: list[tuple[int, int]]) -> list[str]:
+def _ask_known(question: str, parts: list[str], clause: str, here: list[tuple[int, int]],
+               others: Sequence[tuple[int, int]] = ()) -> list[str]:
     """Known quantities for the givens the asking clause states (``here``, their places in the
     question): the context clause that states the same as a fact, else the question's words for
     them. Givens a few words apart joined by "and" / "to" ("30 small holes and 15 large holes",
-    "from 1:00 PM to 5:00 PM") are one phrase."""
+    "from 1:00 PM to 5:00 PM") are one phrase. A place of another given (``others``) states
+    another quantity, never this one again ("what's twice the total ...?" after "who has twice
+    the number of credits as Spencer", train 384)."""
     at = question.find(clause)
     groups: list[list[tuple[int, int]]] = []
     for sp in here:
@@ -222,7 +229,7 @@ def _ask_known(question: str, parts: list[str], clause: str, here: list[tuple[in
             pos = a - at - (1 if a > 0 and question[a - 1] in "$€£" else 0)
             hit = re.compile(r"[$€£]?" + re.escape(question[a:b])).match(clause, max(pos, 0)) or hit
             last = group[-1][1] - at
-        fact = _stated_in_context(parts, clause, hit)
+        fact = _stated_in_context(parts, clause, hit, question, [sp for sp in others if sp not in group])
         out.append(_cap(fact.rstrip(".?")) if fact is not None else _ask_phrase(clause, hit, last))
     return out
 
@@ -239,10 +246,12 @@ def _ask_clauses(ask: str) -> list[str]:
     return out
 
 
-def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None) -> str | None:
+def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None, question: str = "",
+                       others: Sequence[tuple[int, int]] = ()) -> str | None:
     """The context clause that states the asking clause's given as a fact, with the same
     number and the word after it ("There would be 20 people in total watching the game" for
-    "... to serve 20 people?"), if one does."""
+    "... to serve 20 people?"), if one does; never one where another given stands (``others``,
+    places in ``question``)."""
     if hit is None:
         return None
     after = re.match(r"\s*(\w+)", clause[hit.end():])
@@ -251,7 +260,9 @@ def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None)
     said = re.compile(r"(?<![\w.])" + re.escape(hit.group(0)) + r"\s+" + re.escape(after.group(1)) + r"\b", re.I)
     for part in parts:
         for unit in _units(part, lambda c: bool(said.search(c))):
-            if said.search(unit):
+            m = said.search(unit)
+            at = locate(question, unit)[0] if m and others else -1
+            if m and not (at >= 0 and any(a <= at + m.start() < b for a, b in others)):
                 return unit
     return None
 
@@ -272,7 +283,8 @@ def _span_values(givens: list[dict[str, str]] | None) -> dict[tuple[int, int], F
 
 
 def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
-           givens: list[dict[str, str]] | None, implied: tuple[str, ...] = ()) -> tuple[list[str], set[Fraction]]:
+           givens: list[dict[str, str]] | None, implied: tuple[str, ...] = (),
+           stated: tuple[re.Pattern[str], ...] = ()) -> tuple[list[str], set[Fraction]]:
     """The clauses that state a used given, each given once (per place where the givens
     carry one), and the values they cover. A clause is listed only where it has a subject
     and verb of its own, else the sentence (see :func:`_units`); a given only the asking
@@ -312,7 +324,7 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
             elif not nums or nums <= covered:
                 continue
             if part is ask:
-                for text in _ask_known(question, parts, clause, sorted(here) if spans else []):
+                for text in _ask_known(question, parts, clause, sorted(here) if spans else [], spans):
                     if text not in known:
                         known.append(text)
             else:
@@ -320,11 +332,10 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
             covered |= nums
     # a word given ("twice", "round trip") once, in the clause that states it; so is a person or
     # thing the words count once ("a coach for each team", "Henry and 3 of his friends": :mod:`.rules.ones`)
+    # and so is a named constant the words state ("walk to school and back", "both his toddlers",
+    # "buy one get one free": :mod:`.rules.stated_factors`)
     texts = [str(g["text"]) for g in givens or [] if str(g.get("name", "")).startswith("w_") and g.get("text")]
-    for text in [*texts, *implied]:
-        # (a fraction in digits may carry an ordinal's ending: "1/3rd of the calories", 928)
-        word = re.compile(r"\b" + r"[\s'’]+".join(re.escape(w) for w in text.split())
-                          + (r"(?:st|nd|rd|th)?" if text[-1:].isdigit() else "") + r"\b", re.I)
+    for word in [*(_said(text) for text in [*texts, *implied]), *stated]:
         if any(word.search(k) for k in known):
             continue
         def says(c: str, w: re.Pattern[str] = word) -> bool:
@@ -333,13 +344,27 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         for part in parts:
             stating = next((c for c in _units(part, says) if says(c)), None)
             if stating is not None:
-                known.append(_known_text(stating, part in sentences, part.lstrip().startswith(stating)))
+                _in_order(known, _known_text(stating, part in sentences, part.lstrip().startswith(stating)), question)
                 break
         else:
             hit = word.search(ask)  # "How many dozens of eggs ...?": named by the question's words
             if hit is not None and (text := _ask_phrase(ask, hit)) not in known:
                 known.append(text)
     return known, covered
+
+
+def _in_order(known: list[str], text: str, question: str) -> None:
+    """``text`` put among ``known`` in the question's order: before the first listed text that the
+    question writes after it (a quoted phrase of the asking sentence is where its words are)."""
+    at = [sp[0][0] if (sp := _spans(question, k)) else len(question) for k in [*known, text]]
+    known.insert(next((i for i, a in enumerate(at[:-1]) if a > at[-1]), len(known)), text)
+
+
+def _said(text: str) -> re.Pattern[str]:
+    """The words of a word given or a thing counted once, as the question may write them (a
+    fraction in digits may carry an ordinal's ending: "1/3rd of the calories", 928)."""
+    return re.compile(r"\b" + r"[\s'’]+".join(re.escape(w) for w in text.split())
+                      + (r"(?:st|nd|rd|th)?" if text[-1:].isdigit() else "") + r"\b", re.I)
 
 
 def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: list[str], goal: str,
@@ -375,6 +400,22 @@ def _implied_ones(steps: list[Any]) -> tuple[str, ...]:
         for n in expr_names(expr) if expr is not None else []:
             if n.startswith(ONE_PREFIX) and one_constant_words(n) not in out:
                 out.append(one_constant_words(n))
+    return tuple(out)
+
+
+def _stated_factors(steps: list[Any], question: str) -> tuple[re.Pattern[str], ...]:
+    """The words of each named constant the formalization uses that the question states in words
+    and writes (:func:`~.rules.stated_factors.stated_words`), in the order its steps use them."""
+    from qcstation.core.construct.make.rules.stated_factors import stated_words
+    from qcstation.core.reading.expr import expr_names
+
+    out: list[re.Pattern[str]] = []
+    for st in steps:
+        expr = getattr(st, "expr", None)
+        for n in expr_names(expr) if expr is not None else []:
+            words = stated_words(n) if n.startswith("k_") else None
+            if words is not None and words.pattern not in (w.pattern for w in out) and words.search(question):
+                out.append(words)
     return tuple(out)
 
 
@@ -421,7 +462,8 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     # a given the opening phrase states is named by its words ('The question states "after 15
     # days"'), in the question's order
     stated = [*context_sents, *leads, *([opening] if opening else []), *tails]
-    known, covered = _known(question, stated, ask, used, givens, _implied_ones(steps))
+    known, covered = _known(question, stated, ask, used, givens, _implied_ones(steps),
+                            _stated_factors(steps, question))
     missing = used - covered - _numbers(ask)
     if givens is not None and missing - {Fraction(0), Fraction(1)}:
         raise KeyInfoError("the question's givens could not be placed in clauses: "

@@ -66,6 +66,8 @@ The modules and their contract (each imports only the ones above it):
                 a conversion by its named factor.
 ``unstated``    numbers the question's words give without writing them, tied to a step only by
                 its words (a round trip's 2 on a line naming the sentence of "there and back").
+``stated_factors`` the words of the question that state a named constant ("there and back", "both",
+                "buy one get one free", "Monday to Friday"): what the key information lists for it.
 ``complements`` the rest of a share the question states, written as a number it does not ("1 - 3/4 =
                 1/4 ... 4 x 20"; "60% are women" / "men: 25 x .4"): a term of that fraction or percent.
 ``ratios``      the parts of a whole "N times as much as" splits into ("Jeff gets 4 times as much as

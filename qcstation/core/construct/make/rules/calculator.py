@@ -299,6 +299,30 @@ _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")  # "the 2nd fastest car"
 _CLOCK_AFTER = re.compile(r":\d\d\b")  # "by 16:00": a time of day names a moment, it counts nothing
 
 
+#: a noun the question writes right before a number ("house 3", "semester 2"): a name where it
+#: writes it before two numbers or more ("12 carpets in house 1, 20 carpets in house 2, and 10 carpets
+#: in house 3"; "her semester 2 average ... her semester 1 average"), never a verb ("sold 3 ... sold 5")
+#: nor a word of the grammar
+_NAMED_BY = re.compile(r"\b([A-Za-z]{3,})\s+(\d{1,3})(?![\w/%-]|[.,]\d)")
+_WORD_BEFORE = re.compile(r"\b([A-Za-z]{3,})\s+$")
+_NO_NAME = frozenset("""the and for are was were with from than about only each every per over under after before
+his her their its into onto until till through between times plus minus all just another other next last
+first then also has have had not but nor yet was been being some any both either neither more less most least
+total about around nearly almost exactly extra additional""".split())
+
+
+def _labels(question: str) -> dict[str, frozenset[str]]:
+    """noun -> the numbers the question names things by after it (see :data:`_NAMED_BY`)."""
+    from qcstation.core.reading.clauses import is_verb_form
+    from qcstation.core.reading.words import NUMBER_WORD_VALUES
+
+    found: dict[str, set[str]] = {}
+    for m in _NAMED_BY.finditer(question[:20_000]):
+        found.setdefault(m.group(1).lower(), set()).add(m.group(2))
+    return {w: frozenset(ns) for w, ns in found.items() if len(ns) >= 2 and w not in _NO_NAME
+            and w not in NUMBER_WORD_VALUES and not is_verb_form(w)}
+
+
 # a number the prose computes with: an operator (or "times", "by"...) right before it, "% of" after it,
 # or a word that drops it ("the lowest score, which is 71, and remove it": a choice the answer depends on),
 # or right after it and up to two words ("3 years * $720", "$80/4", "12 x 2")
@@ -318,10 +342,14 @@ def _counted_mentions(masked: str, fractions: frozenset[tuple[str, str]] = froze
     25%'s), so it must stay used; a label never is."""
     out: set[Fraction] = set()
     names = size_names(question, masked)[1] if question else []
+    labels = _labels(question)
     for m in _MENTION_RE.finditer(masked):
         if any(a <= m.start() < b for a, b in names):
             continue
         before = masked[max(0, m.start() - 14):m.start()]
+        label = _WORD_BEFORE.search(before)
+        if label and m.group(1) in labels.get(label.group(1).lower(), ()):
+            continue  # "House 4 has 2 * 10 house 3 carpets": the question's house 3 is a name
         sentence_start = re.search(r"(?:^|[.!?]\s+)[A-Z][a-z]+\s$", before)
         if (_LABEL_BEFORE.search(before) and not sentence_start) or _LABEL_AFTER.match(masked, m.end()) \
                 or _ORDINAL_AFTER.match(masked, m.end()) or _CLOCK_AFTER.match(masked, m.end()) \

@@ -296,9 +296,9 @@ class Binder:
         by_sum = None if stems or agree else term_by_result(self.expr, v, line, occ, self.nums)  # "6 - 3 = 3 seahorses"
         if by_sum is not None and self._not_a_second_role(occ, occ.index(by_sum)) is not None:
             return by_sum
-        if len(occ) > 1 and (not stems and not written_outside_computations(line, v)
-                             or stems and len({self.nums[j].start for j in agree}) > 1 and self.expr is not None
-                             and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1):  # words alike
+        if len(occ) > 1 and (not stems and not written_outside_computations(line, v) or stems and self.expr is not None
+                             and len({self.nums[j].start for j in agree}) > 1 and self._by_definition(v, agree) is None
+                             and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1):  # words alike, no restatement
             beside = self._beside_its_operands(v, agree if stems else occ)
             if beside is not None:
                 return beside

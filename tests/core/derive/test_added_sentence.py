@@ -57,6 +57,9 @@ def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: st
     # the water." after $1.2 per gallon of 105 gallons contradicts it (lead's read24)
     "How much money did he make from selling all the water?",
     "How many sticks of wax did she use to make all the animals?",
+    # said after the verb too: "He will also earn $25 more." beside three tunas' weights and a
+    # price per kilogram (lead's reading of GSM8K test's added-operation items)
+    "If a kilogram of tuna costs $0.50, how much will he earn after selling all the tunas to the market?",
 ])
 def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
     assert _added_sentence(asking) is None

@@ -23,6 +23,7 @@ from db import Store
 from qcstation.app import QCStationApp, make_app
 from qcstation.core.review.sampling import draw_sample
 from qcstation.common.config import Config, parse_config
+from tests.eval_rows import add_real_run
 from tests.factories import populate
 
 ANNOTATOR = "tester"
@@ -111,6 +112,17 @@ def derived_template(folder: Path) -> Path:
 def qc_db(tmp_path: Path) -> Path:
     """60 seeds (40 gsm8k, 20 mawps); a 6-item arithmetic sample."""
     return build_db(tmp_path / "qc.db")
+
+
+@pytest.fixture
+def one_run(tmp_path: Path) -> tuple[Path, int]:
+    """A database with one real evaluation run of 12 items (every third wrong): (path, run id)."""
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        add_real_run(store, make_config(), "gpt-4o-mini", limit=12,
+                     verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
+        run_id = int(store.scalar("SELECT MAX(id) FROM eval_runs"))
+    return path, run_id
 
 
 @pytest.fixture

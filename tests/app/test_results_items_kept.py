@@ -13,21 +13,10 @@ import pytest
 from db import Store
 from qcstation.app import make_app
 from screens.results import ResultsScreen
-from tests.app.conftest import ANNOTATOR, build_db, make_config, open_screen, settle
-from tests.eval_rows import add_real_run
+from tests.app.conftest import ANNOTATOR, make_config, open_screen, settle
 from tests.must import must
 
 SIZE = (80, 24)
-
-
-@pytest.fixture
-def one_run(tmp_path: Path) -> tuple[Path, int]:
-    path = build_db(tmp_path / "eval.db")
-    with Store(path) as store:
-        add_real_run(store, make_config(), "gpt-4o-mini", limit=12,
-                     verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
-        run_id = int(store.scalar("SELECT MAX(id) FROM eval_runs"))
-    return path, run_id
 
 
 def _key(row: Any) -> tuple[int, int, int]:

@@ -11,28 +11,16 @@ from typing import Any
 import pytest
 from textual.geometry import Region
 
-from db import Store
 from qcstation.app import make_app
 from qcstation.widgets import eval_views
 from qcstation.widgets.eval_views import SHORT, TASK_TITLES
 from qcstation.widgets.fixed_table import FixedTable
 from qcstation.widgets.text_pane import TextPane
 from screens.results import TASK_OF, ResultsScreen
-from tests.app.conftest import ANNOTATOR, build_db, make_config, open_screen, settle
-from tests.eval_rows import add_real_run
+from tests.app.conftest import ANNOTATOR, make_config, open_screen, settle
 from tests.must import must
 
 SIZE = (80, 24)
-
-
-@pytest.fixture
-def one_run(tmp_path: Path) -> tuple[Path, int]:
-    path = build_db(tmp_path / "eval.db")
-    with Store(path) as store:
-        add_real_run(store, make_config(), "gpt-4o-mini", limit=12,
-                     verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
-        run_id = int(store.scalar("SELECT MAX(id) FROM eval_runs"))
-    return path, run_id
 
 
 def _pane_lines(pane: TextPane) -> list[str]:
